@@ -1,0 +1,137 @@
+/**
+ * Builds the single executable: `npm run build [-- --target <os>-<arch>]`.
+ *
+ * 1. esbuild bundles src/main.ts into one CommonJS file (SEA runs CommonJS only).
+ * 2. The Node binary for the target and the matching @napi-rs/keyring addon are taken from
+ *    the npm registry (`npm pack`, cached under build/cache), so any target builds here.
+ * 3. That Node generates the SEA blob (with the V8 code cache when it is the host's own
+ *    target: a code cache only fits the V8 that made it), and postject injects it into a
+ *    copy of the Node binary: dist/<target>/terraform-credentials-keychain[.exe]; the host
+ *    target is also copied to dist/terraform-credentials-keychain.
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { build } from "esbuild";
+import { inject } from "postject";
+import { hostTarget, NODE_VERSION, TARGETS, type Target, type TargetName } from "./targets.ts";
+
+const root = path.resolve(import.meta.dirname, "..");
+const buildDir = path.join(root, "build");
+const cacheDir = path.join(buildDir, "cache");
+const distDir = path.join(root, "dist");
+const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+
+const { values } = parseArgs({ options: { target: { type: "string" } } });
+const host = hostTarget();
+const targetName = (values.target ?? host) as TargetName;
+const target = TARGETS[targetName];
+if (target === undefined) {
+  console.error(`unknown target ${JSON.stringify(values.target)}: one of ${Object.keys(TARGETS).join(", ")}`);
+  process.exit(2);
+}
+
+const version = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
+const work = path.join(buildDir, targetName);
+rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+
+const addon = path.join(fetchPackage(target.keyringPackage, keyringVersion()), target.keyringFile);
+const addonSha256 = createHash("sha256").update(readFileSync(addon)).digest("hex");
+
+const bundle = path.join(work, "bundle.cjs");
+await build({
+  entryPoints: [path.join(root, "src/main.ts")],
+  outfile: bundle,
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  minify: true,
+  legalComments: "none",
+  // Loaded at run time from the SEA asset (native/load-keyring.ts), never bundled.
+  external: ["@napi-rs/keyring"],
+  define: {
+    __TFCK_VERSION__: JSON.stringify(version),
+    __TFCK_KEYRING_SHA256__: JSON.stringify(addonSha256),
+    "import.meta.url": JSON.stringify("file:///terraform-credentials-keychain/main.cjs"),
+  },
+  logLevel: "warning",
+});
+
+const hostNode = nodeBinary(TARGETS[host]);
+const targetNode = nodeBinary(target);
+const useCodeCache = targetName === host;
+const blob = path.join(work, "sea.blob");
+const seaConfig = path.join(work, "sea-config.json");
+writeFileSync(
+  seaConfig,
+  JSON.stringify({
+    main: bundle,
+    output: blob,
+    disableExperimentalSEAWarning: true,
+    useCodeCache,
+    useSnapshot: false,
+    assets: { "keyring.node": addon },
+  }),
+);
+execFileSync(hostNode, ["--experimental-sea-config", seaConfig], { stdio: "inherit" });
+
+const outDir = path.join(distDir, targetName);
+mkdirSync(outDir, { recursive: true });
+const executable = path.join(outDir, `terraform-credentials-keychain${target.exeSuffix}`);
+copyFileSync(targetNode, executable);
+chmodSync(executable, 0o755);
+await inject(executable, "NODE_SEA_BLOB", readFileSync(blob), {
+  sentinelFuse: SEA_FUSE,
+  ...(target.os === "darwin" ? { machoSegmentName: "NODE_SEA" } : {}),
+});
+if (targetName === host) {
+  copyFileSync(executable, path.join(distDir, `terraform-credentials-keychain${target.exeSuffix}`));
+}
+console.log(
+  `built ${path.relative(root, executable)} (${targetName}, Node ${NODE_VERSION}, code cache ${useCodeCache ? "on" : "off"})`,
+);
+if (target.os === "darwin") {
+  console.log("macOS: sign it before use: codesign --sign - --force " + path.relative(root, executable));
+}
+
+function keyringVersion(): string {
+  const pkg = JSON.parse(readFileSync(path.join(root, "node_modules/@napi-rs/keyring/package.json"), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+function nodeBinary(t: Target): string {
+  return path.join(fetchPackage(t.nodePackage, NODE_VERSION), t.nodeBinary);
+}
+
+/** Unpacks `name@version` from the npm registry into the build cache, once. */
+function fetchPackage(name: string, packageVersion: string): string {
+  const installed = path.join(root, "node_modules", name);
+  if (existsSync(path.join(installed, "package.json"))) {
+    const pkg = JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8")) as { version: string };
+    if (pkg.version === packageVersion) return installed;
+  }
+  const dir = path.join(cacheDir, `${name.replace("/", "+")}@${packageVersion}`);
+  if (existsSync(path.join(dir, "package.json"))) return dir;
+  mkdirSync(cacheDir, { recursive: true });
+  const tarball = execFileSync("npm", ["pack", `${name}@${packageVersion}`, "--silent", "--pack-destination", cacheDir], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  })
+    .trim()
+    .split("\n")
+    .at(-1);
+  if (tarball === undefined) throw new Error(`npm pack ${name}@${packageVersion} printed no file name`);
+  const unpack = `${dir}.partial`;
+  rmSync(unpack, { recursive: true, force: true });
+  mkdirSync(unpack, { recursive: true });
+  execFileSync("tar", ["-xzf", path.join(cacheDir, tarball), "-C", unpack, "--strip-components=1"]);
+  rmSync(path.join(cacheDir, tarball));
+  execFileSync("mv", [unpack, dir]);
+  return dir;
+}

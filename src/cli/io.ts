@@ -1,0 +1,24 @@
+/**
+ * Everything the program takes from and gives to its process, read once in `main.ts` and
+ * passed down as values so that the rest of the code can run in-process under test.
+ */
+export interface Io {
+  /** Raw bytes of standard input; only `store` reads it, and always to EOF. */
+  readonly stdin: AsyncIterable<Uint8Array>;
+  /** True when stdin is a terminal: then a failed `store` does not wait for EOF. */
+  readonly stdinIsTTY: boolean;
+  readonly stdout: TextSink;
+  readonly stderr: TextSink;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly platform: NodeJS.Platform;
+  readonly arch: string;
+  readonly homedir: string;
+  /** Absolute path of the running executable (the SEA binary, or node in development). */
+  readonly execPath: string;
+  /** True when running as a single executable application. */
+  readonly isSea: boolean;
+}
+
+export interface TextSink {
+  write(text: string): void;
+}

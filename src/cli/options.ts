@@ -1,0 +1,23 @@
+import { CliError, ExitCode } from "../errors.ts";
+
+/** The service name entries are kept under unless `--service` says otherwise. */
+export const DEFAULT_SERVICE = "terraform-credentials";
+
+/** Options given before the verb: the `args` of the CLI config's credentials_helper block. */
+export interface GlobalOptions {
+  readonly service: string;
+}
+
+/**
+ * A service name becomes part of keychain entries (and of file paths in other stores), so
+ * it is kept to characters that are safe everywhere and readable in a keychain browser.
+ */
+export function parseServiceName(value: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(value)) {
+    throw new CliError(
+      `invalid --service ${JSON.stringify(value)}: use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`,
+      ExitCode.Usage,
+    );
+  }
+  return value;
+}

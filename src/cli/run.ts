@@ -1,0 +1,87 @@
+import { CommanderError } from "commander";
+import { CliError, ExitCode } from "../errors.ts";
+import { MAX_CREDENTIALS_BYTES } from "../protocol/credentials-object.ts";
+import * as verbs from "../protocol/verbs.ts";
+import type { CredentialStore } from "../stores/credential-store.ts";
+import type { Io } from "./io.ts";
+import type { GlobalOptions } from "./options.ts";
+import { buildProgram } from "./program.ts";
+import { readInput } from "./read-input.ts";
+
+/** What `run` needs from outside the process's own streams. */
+export interface Dependencies {
+  readonly version: string;
+  /** Opens the store the options select; called only by verbs that use it. */
+  openStore(options: GlobalOptions, io: Io): CredentialStore | Promise<CredentialStore>;
+}
+
+/** The environment variable that makes unexpected errors print their stack. */
+export const DEBUG_VARIABLE = "TF_CREDENTIALS_KEYCHAIN_DEBUG";
+
+/**
+ * Runs one invocation and returns its exit code. Everything the user reads goes through
+ * `io`: stdout carries only protocol JSON (or help and version text when asked), and every
+ * non-zero exit comes with one message on stderr.
+ */
+export async function run(argv: readonly string[], io: Io, deps: Dependencies): Promise<ExitCode> {
+  let stdinRead = false;
+  const readStdin = async () => {
+    stdinRead = true;
+    return readInput(io.stdin, MAX_CREDENTIALS_BYTES, "the credentials object on stdin");
+  };
+
+  const program = buildProgram(io, deps.version, {
+    async get(options, host) {
+      io.stdout.write(`${await verbs.get(await deps.openStore(options, io), host)}\n`);
+    },
+    async store(options, host) {
+      // Read to EOF before anything can fail, as the protocol asks.
+      const input = await readStdin();
+      await verbs.store(await deps.openStore(options, io), host, input);
+    },
+    async forget(options, host) {
+      await verbs.forget(await deps.openStore(options, io), host);
+    },
+  });
+
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return ExitCode.Ok;
+  } catch (error) {
+    // A store call that failed before reading (bad hostname, bad option) still drains
+    // stdin, so that Terraform's write does not fail on a closed pipe.
+    if (!stdinRead && argv.includes("store") && !io.stdinIsTTY) {
+      await drain(io.stdin);
+    }
+    return report(error, io);
+  }
+}
+
+function report(error: unknown, io: Io): ExitCode {
+  if (error instanceof CliError) {
+    io.stderr.write(`${error.message}\n`);
+    if (io.env[DEBUG_VARIABLE] && error.cause instanceof Error) {
+      io.stderr.write(`cause: ${error.cause.stack ?? error.cause.message}\n`);
+    }
+    return error.exitCode;
+  }
+  if (error instanceof CommanderError) {
+    // Commander has already written its message (or the help/version text).
+    const shownOnRequest = error.code === "commander.helpDisplayed" || error.code === "commander.version";
+    return shownOnRequest ? ExitCode.Ok : ExitCode.Usage;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(
+    `unexpected error: ${message.split("\n")[0]} (this is a bug; rerun with ${DEBUG_VARIABLE}=1 for details and report it)\n`,
+  );
+  if (io.env[DEBUG_VARIABLE] && error instanceof Error && error.stack) {
+    io.stderr.write(`${error.stack}\n`);
+  }
+  return ExitCode.Failure;
+}
+
+async function drain(input: AsyncIterable<Uint8Array>): Promise<void> {
+  for await (const _chunk of input) {
+    // Discarded: only the end of the stream matters here.
+  }
+}

@@ -1,0 +1,17 @@
+/** Exit codes. Terraform only tells zero from non-zero; `Usage` marks a malformed call. */
+export const ExitCode = { Ok: 0, Failure: 1, Usage: 2 } as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/**
+ * An error meant for the person (or Terraform) that ran us. `message` is what they read on
+ * stderr: what failed and what to do about it. It never contains a secret.
+ */
+export class CliError extends Error {
+  readonly exitCode: ExitCode;
+
+  constructor(message: string, exitCode: ExitCode = ExitCode.Failure, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "CliError";
+    this.exitCode = exitCode;
+  }
+}

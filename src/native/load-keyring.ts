@@ -1,0 +1,115 @@
+import { createHash, randomBytes } from "node:crypto";
+import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type * as KeyringModule from "@napi-rs/keyring";
+
+/** The native keychain binding, as `@napi-rs/keyring` exports it. */
+export type KeyringBinding = typeof KeyringModule;
+
+/** Name of the SEA asset that holds the addon; the build script embeds it under this name. */
+export const KEYRING_ASSET = "keyring.node";
+
+interface SeaApi {
+  isSea(): boolean;
+  getRawAsset(key: string): ArrayBuffer;
+}
+
+/**
+ * Loads the keychain addon. From source it is `@napi-rs/keyring` in node_modules. In the
+ * single executable, `require` cannot load a `.node` file from inside the binary, so the
+ * addon is written once to a private per-user cache (`cacheDir`) under a name that is its
+ * SHA-256, and `process.dlopen`ed from there.
+ */
+export function loadKeyring(cacheDir: string, expectedSha256: string | undefined): KeyringBinding {
+  const sea = seaApi();
+  if (sea?.isSea()) {
+    if (expectedSha256 === undefined) throw new Error("this build embeds no keychain addon");
+    return loadFromSea(sea, cacheDir, expectedSha256);
+  }
+  return createRequire(import.meta.url)("@napi-rs/keyring") as KeyringBinding;
+}
+
+/** True when running as a single executable application. */
+export function isSea(): boolean {
+  return seaApi()?.isSea() ?? false;
+}
+
+function seaApi(): SeaApi | undefined {
+  try {
+    // node:sea exists from Node 20.12; older runtimes simply run from source.
+    return createRequire(import.meta.url)("node:sea") as SeaApi;
+  } catch {
+    return undefined;
+  }
+}
+
+function loadFromSea(sea: SeaApi, cacheDir: string, sha256: string): KeyringBinding {
+  const file = path.join(cacheDir, `keyring-${sha256}.node`);
+  ensurePrivateDirectory(cacheDir);
+  if (!isTrustedCopy(file, sha256)) {
+    writeAtomically(file, new Uint8Array(sea.getRawAsset(KEYRING_ASSET)), sha256);
+  }
+  const module = { exports: {} as KeyringBinding };
+  process.dlopen(module, file);
+  return module.exports;
+}
+
+/**
+ * Creates `dir` as 0700 and checks that it is a real directory owned by this user that no
+ * one else can write to: another user able to plant a file there could run code as us.
+ */
+function ensurePrivateDirectory(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = lstatSync(dir);
+  const uid = process.getuid?.();
+  if (!stat.isDirectory()) {
+    throw new Error(`the addon cache ${dir} is not a directory`);
+  }
+  if (uid !== undefined && (stat.uid !== uid || (stat.mode & 0o077) !== 0)) {
+    throw new Error(`the addon cache ${dir} must be a 0700 directory owned by you; remove it to start afresh`);
+  }
+}
+
+/** True when `file` is a regular file of ours, writable by no one else, with the expected content. */
+function isTrustedCopy(file: string, sha256: string): boolean {
+  let stat;
+  try {
+    stat = lstatSync(file);
+  } catch {
+    return false;
+  }
+  const uid = process.getuid?.();
+  if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o022) !== 0) {
+    return false;
+  }
+  return sha256Of(readFileSync(file)) === sha256;
+}
+
+/**
+ * Exclusive create of a temp file beside the target, then an atomic rename: processes that
+ * start at once each write their own copy and the last rename wins with identical bytes, so
+ * no process ever loads a half-written file.
+ */
+function writeAtomically(file: string, bytes: Uint8Array, sha256: string): void {
+  if (sha256Of(bytes) !== sha256) {
+    throw new Error("the embedded keychain addon is damaged; download the helper again");
+  }
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  const fd = openSync(temp, "wx", 0o700);
+  try {
+    writeSync(fd, bytes);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+function sha256Of(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}

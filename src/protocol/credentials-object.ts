@@ -1,0 +1,47 @@
+import * as z from "zod/mini";
+import { CliError } from "../errors.ts";
+
+/**
+ * What Terraform sends to `store` and expects back from `get`: a JSON object whose `token`,
+ * when present, is a string. Every other property is kept as it is, because the protocol
+ * says a helper must keep them all or refuse the object.
+ */
+const credentialsObjectSchema = z.looseObject({ token: z.optional(z.string()) });
+
+/**
+ * Bounds what `store` accepts. A real object is a token of a few hundred bytes; the cap keeps
+ * a runaway pipe from being buffered, and it is far above any keychain's own limit.
+ */
+export const MAX_CREDENTIALS_BYTES = 64 * 1024;
+
+/**
+ * Checks that `text` is exactly one JSON object fit to store and returns it trimmed of the
+ * white space around it, otherwise byte for byte: re-serialising could change numbers that
+ * JSON.parse rounds, or the order of properties. Throws a `CliError` that never quotes the
+ * input, since the input holds a secret.
+ */
+export function parseCredentialsObject(text: string, source: string): string {
+  const trimmed = text.trim();
+  if (trimmed === "") {
+    throw new CliError(`${source} is empty: expected a JSON object such as {"token":"..."}`);
+  }
+  let value: unknown;
+  try {
+    // JSON.parse refuses anything after the first value, so "{} {}" fails here.
+    value = JSON.parse(trimmed);
+  } catch {
+    throw new CliError(`${source} is not valid JSON: expected one JSON object such as {"token":"..."}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new CliError(`${source} is JSON ${describe(value)}, not an object: expected {"token":"..."}`);
+  }
+  if (!credentialsObjectSchema.safeParse(value).success) {
+    throw new CliError(`${source} has a "token" that is not a string`);
+  }
+  return trimmed;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  return Array.isArray(value) ? "array" : typeof value;
+}

@@ -1,0 +1,78 @@
+import type { KeyringBinding } from "../native/load-keyring.ts";
+import type { Hostname } from "../protocol/hostname.ts";
+import { normalizeHostname } from "../protocol/hostname.ts";
+import { CliError } from "../errors.ts";
+import type { CredentialStore } from "./credential-store.ts";
+
+/**
+ * The operating system's keychain: one entry per host, with the service name as the entry's
+ * service and the hostname as its account. On Linux the entry is pinned to the Secret
+ * Service, because the binding's default silently falls back to the kernel keyring, which
+ * forgets everything at reboot.
+ */
+export function createKeychainStore(keyring: KeyringBinding, service: string): CredentialStore {
+  const options = { linux: { store: "secret-service" as const } };
+  const entry = (host: Hostname) => new keyring.Entry(service, host, options);
+
+  return {
+    async get(host) {
+      return attempt("read", () => entry(host).getPassword() ?? undefined);
+    },
+    async store(host, secret) {
+      attempt("write", () => entry(host).setPassword(secret));
+    },
+    async forget(host) {
+      attempt("delete", () => entry(host).deleteCredential());
+    },
+    async list() {
+      const found = attempt("list", () => keyring.findCredentials(service));
+      const hosts = new Set<Hostname>();
+      for (const { account } of found) {
+        try {
+          hosts.add(normalizeHostname(account));
+        } catch {
+          // Not one of ours: another program used the same service name.
+        }
+      }
+      return [...hosts].sort();
+    },
+  } satisfies CredentialStore;
+}
+
+function attempt<T>(action: string, operation: () => T): T {
+  try {
+    return operation();
+  } catch (error) {
+    throw keychainError(action, error);
+  }
+}
+
+const HEADLESS_ADVICE =
+  "On a headless machine (SSH, CI, containers, WSL) use the pass store instead: add --backend pass to the helper's args.";
+
+/**
+ * Turns the binding's error into one paragraph that says what is wrong and what to do.
+ * The binding reports failures as plain messages, so they are recognised by their text.
+ */
+function keychainError(action: string, error: unknown): CliError {
+  const detail = error instanceof Error ? error.message : String(error);
+  const problem = describeKeychainProblem(detail);
+  return new CliError(`could not ${action} the keychain: ${problem}`, undefined, { cause: error });
+}
+
+/** Exported for unit tests: maps a binding message to advice. */
+export function describeKeychainProblem(detail: string): string {
+  if (/DBUS_SESSION_BUS_ADDRESS|autolaunch|Failed to connect to socket|Connection refused|No such file or directory/i.test(detail)) {
+    return `no D-Bus session bus is reachable (${detail.trim()}). The Secret Service (GNOME Keyring, KWallet, KeePassXC) is reached through the session bus: log in to a desktop session, or start one with "dbus-run-session" and "gnome-keyring-daemon --unlock". ${HEADLESS_ADVICE}`;
+  }
+  if (/ServiceUnknown|not provided by any \.service files|org\.freedesktop\.secrets|NoReply|Did not receive a reply/i.test(detail)) {
+    return `no Secret Service answers on the D-Bus session bus (${detail.trim()}). Install and start GNOME Keyring (gnome-keyring), KWallet or KeePassXC with its Secret Service integration enabled. ${HEADLESS_ADVICE}`;
+  }
+  if (/locked|unlock|prompt/i.test(detail)) {
+    return `the keyring is locked and could not be unlocked (${detail.trim()}). Unlock it (for example in Seahorse, or with "gnome-keyring-daemon --unlock" on a console) and try again.`;
+  }
+  if (/no such object|collection/i.test(detail)) {
+    return `the keyring has no default collection (${detail.trim()}). Create one (for example a "login" keyring in Seahorse) and try again.`;
+  }
+  return `${detail.trim()}.`;
+}

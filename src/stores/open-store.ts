@@ -1,0 +1,13 @@
+import type { GlobalOptions } from "../cli/options.ts";
+import type { Io } from "../cli/io.ts";
+import { KEYRING_SHA256 } from "../build-info.ts";
+import { addonCacheDir } from "../native/cache-dir.ts";
+import { loadKeyring } from "../native/load-keyring.ts";
+import type { CredentialStore } from "./credential-store.ts";
+import { createKeychainStore } from "./keychain-store.ts";
+
+/** The store that the options select, with its native parts loaded only now. */
+export function openStore(options: GlobalOptions, io: Io): CredentialStore {
+  const keyring = loadKeyring(addonCacheDir(io.env, io.platform, io.homedir), KEYRING_SHA256);
+  return createKeychainStore(keyring, options.service);
+}
