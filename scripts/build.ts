@@ -11,12 +11,20 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { inject } from "postject";
-import { hostTarget, NODE_VERSION, TARGETS, type Target, type TargetName } from "./targets.ts";
+import { hostTarget, NODE_VERSION, TARGET_NAMES, TARGETS, type Target } from "./targets.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const buildDir = path.join(root, "build");
@@ -26,14 +34,18 @@ const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
 const { values } = parseArgs({ options: { target: { type: "string" } } });
 const host = hostTarget();
-const targetName = (values.target ?? host) as TargetName;
-const target = TARGETS[targetName];
-if (target === undefined) {
-  console.error(`unknown target ${JSON.stringify(values.target)}: one of ${Object.keys(TARGETS).join(", ")}`);
+const targetName = TARGET_NAMES.find((name) => name === (values.target ?? host));
+if (targetName === undefined) {
+  console.error(
+    `unknown target ${JSON.stringify(values.target)}: one of ${TARGET_NAMES.join(", ")}`,
+  );
   process.exit(2);
 }
+const target = TARGETS[targetName];
 
-const version = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
+const version = (
+  JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }
+).version;
 const work = path.join(buildDir, targetName);
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
@@ -95,11 +107,15 @@ console.log(
   `built ${path.relative(root, executable)} (${targetName}, Node ${NODE_VERSION}, code cache ${useCodeCache ? "on" : "off"})`,
 );
 if (target.os === "darwin") {
-  console.log("macOS: sign it before use: codesign --sign - --force " + path.relative(root, executable));
+  console.log(
+    "macOS: sign it before use: codesign --sign - --force " + path.relative(root, executable),
+  );
 }
 
 function keyringVersion(): string {
-  const pkg = JSON.parse(readFileSync(path.join(root, "node_modules/@napi-rs/keyring/package.json"), "utf8")) as {
+  const pkg = JSON.parse(
+    readFileSync(path.join(root, "node_modules/@napi-rs/keyring/package.json"), "utf8"),
+  ) as {
     version: string;
   };
   return pkg.version;
@@ -113,20 +129,27 @@ function nodeBinary(t: Target): string {
 function fetchPackage(name: string, packageVersion: string): string {
   const installed = path.join(root, "node_modules", name);
   if (existsSync(path.join(installed, "package.json"))) {
-    const pkg = JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8")) as { version: string };
+    const pkg = JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8")) as {
+      version: string;
+    };
     if (pkg.version === packageVersion) return installed;
   }
   const dir = path.join(cacheDir, `${name.replace("/", "+")}@${packageVersion}`);
   if (existsSync(path.join(dir, "package.json"))) return dir;
   mkdirSync(cacheDir, { recursive: true });
-  const tarball = execFileSync("npm", ["pack", `${name}@${packageVersion}`, "--silent", "--pack-destination", cacheDir], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  })
+  const tarball = execFileSync(
+    "npm",
+    ["pack", `${name}@${packageVersion}`, "--silent", "--pack-destination", cacheDir],
+    {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  )
     .trim()
     .split("\n")
     .at(-1);
-  if (tarball === undefined) throw new Error(`npm pack ${name}@${packageVersion} printed no file name`);
+  if (tarball === undefined)
+    throw new Error(`npm pack ${name}@${packageVersion} printed no file name`);
   const unpack = `${dir}.partial`;
   rmSync(unpack, { recursive: true, force: true });
   mkdirSync(unpack, { recursive: true });

@@ -9,7 +9,11 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export class CliError extends Error {
   readonly exitCode: ExitCode;
 
-  constructor(message: string, exitCode: ExitCode = ExitCode.Failure, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    exitCode: ExitCode = ExitCode.Failure,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = "CliError";
     this.exitCode = exitCode;

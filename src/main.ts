@@ -5,13 +5,15 @@ import { run } from "./cli/run.ts";
 import { openStore } from "./stores/open-store.ts";
 import { isSea } from "./native/load-keyring.ts";
 
-const text = (stream: NodeJS.WriteStream) => ({ write: (chunk: string) => void stream.write(chunk) });
+const text = (stream: NodeJS.WriteStream) => ({
+  write: (chunk: string) => void stream.write(chunk),
+});
 
 void run(
   process.argv.slice(2),
   {
     stdin: process.stdin,
-    stdinIsTTY: process.stdin.isTTY === true,
+    stdinIsTTY: process.stdin.isTTY,
     stdout: text(process.stdout),
     stderr: text(process.stderr),
     env: process.env,

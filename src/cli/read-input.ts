@@ -18,10 +18,14 @@ export async function readInput(
     if (total <= maxBytes) chunks.push(chunk);
   }
   if (total > maxBytes) {
-    throw new CliError(`${source} is larger than ${maxBytes} bytes: a credentials object is a few hundred`);
+    throw new CliError(
+      `${source} is larger than ${maxBytes} bytes: a credentials object is a few hundred`,
+    );
   }
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Buffer.concat(chunks));
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+      Buffer.concat(chunks),
+    );
   } catch {
     throw new CliError(`${source} is not valid UTF-8 text: expected a JSON object`);
   }

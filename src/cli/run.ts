@@ -24,9 +24,9 @@ export const DEBUG_VARIABLE = "TF_CREDENTIALS_KEYCHAIN_DEBUG";
  * non-zero exit comes with one message on stderr.
  */
 export async function run(argv: readonly string[], io: Io, deps: Dependencies): Promise<ExitCode> {
-  let stdinRead = false;
+  const stdin = { read: false };
   const readStdin = async () => {
-    stdinRead = true;
+    stdin.read = true;
     return readInput(io.stdin, MAX_CREDENTIALS_BYTES, "the credentials object on stdin");
   };
 
@@ -50,7 +50,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
   } catch (error) {
     // A store call that failed before reading (bad hostname, bad option) still drains
     // stdin, so that Terraform's write does not fail on a closed pipe.
-    if (!stdinRead && argv.includes("store") && !io.stdinIsTTY) {
+    if (!stdin.read && argv.includes("store") && !io.stdinIsTTY) {
       await drain(io.stdin);
     }
     return report(error, io);
@@ -67,7 +67,8 @@ function report(error: unknown, io: Io): ExitCode {
   }
   if (error instanceof CommanderError) {
     // Commander has already written its message (or the help/version text).
-    const shownOnRequest = error.code === "commander.helpDisplayed" || error.code === "commander.version";
+    const shownOnRequest =
+      error.code === "commander.helpDisplayed" || error.code === "commander.version";
     return shownOnRequest ? ExitCode.Ok : ExitCode.Usage;
   }
   const message = error instanceof Error ? error.message : String(error);

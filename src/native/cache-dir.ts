@@ -18,6 +18,7 @@ export function addonCacheDir(
   }
   if (platform === "darwin") return path.posix.join(homedir, "Library", "Caches", APP_DIR);
   const xdg = env.XDG_CACHE_HOME;
-  const base = xdg !== undefined && path.posix.isAbsolute(xdg) ? xdg : path.posix.join(homedir, ".cache");
+  const base =
+    xdg !== undefined && path.posix.isAbsolute(xdg) ? xdg : path.posix.join(homedir, ".cache");
   return path.posix.join(base, APP_DIR);
 }

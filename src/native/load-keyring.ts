@@ -1,5 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type * as KeyringModule from "@napi-rs/keyring";
@@ -67,7 +76,9 @@ function ensurePrivateDirectory(dir: string): void {
     throw new Error(`the addon cache ${dir} is not a directory`);
   }
   if (uid !== undefined && (stat.uid !== uid || (stat.mode & 0o077) !== 0)) {
-    throw new Error(`the addon cache ${dir} must be a 0700 directory owned by you; remove it to start afresh`);
+    throw new Error(
+      `the addon cache ${dir} must be a 0700 directory owned by you; remove it to start afresh`,
+    );
   }
 }
 

@@ -30,10 +30,14 @@ export function parseCredentialsObject(text: string, source: string): string {
     // JSON.parse refuses anything after the first value, so "{} {}" fails here.
     value = JSON.parse(trimmed);
   } catch {
-    throw new CliError(`${source} is not valid JSON: expected one JSON object such as {"token":"..."}`);
+    throw new CliError(
+      `${source} is not valid JSON: expected one JSON object such as {"token":"..."}`,
+    );
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new CliError(`${source} is JSON ${describe(value)}, not an object: expected {"token":"..."}`);
+    throw new CliError(
+      `${source} is JSON ${describe(value)}, not an object: expected {"token":"..."}`,
+    );
   }
   if (!credentialsObjectSchema.safeParse(value).success) {
     throw new CliError(`${source} has a "token" that is not a string`);

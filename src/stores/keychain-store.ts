@@ -16,16 +16,16 @@ export function createKeychainStore(keyring: KeyringBinding, service: string): C
 
   return {
     async get(host) {
-      return attempt("read", () => entry(host).getPassword() ?? undefined);
+      return attempt("read from", () => entry(host).getPassword() ?? undefined);
     },
     async store(host, secret) {
-      attempt("write", () => entry(host).setPassword(secret));
+      attempt("write to", () => entry(host).setPassword(secret));
     },
     async forget(host) {
-      attempt("delete", () => entry(host).deleteCredential());
+      attempt("delete from", () => entry(host).deleteCredential());
     },
     async list() {
-      const found = attempt("list", () => keyring.findCredentials(service));
+      const found = attempt("list the entries of", () => keyring.findCredentials(service));
       const hosts = new Set<Hostname>();
       for (const { account } of found) {
         try {
@@ -62,10 +62,18 @@ function keychainError(action: string, error: unknown): CliError {
 
 /** Exported for unit tests: maps a binding message to advice. */
 export function describeKeychainProblem(detail: string): string {
-  if (/DBUS_SESSION_BUS_ADDRESS|autolaunch|Failed to connect to socket|Connection refused|No such file or directory/i.test(detail)) {
+  if (
+    /DBUS_SESSION_BUS_ADDRESS|autolaunch|Failed to connect to socket|Connection refused|No such file or directory/i.test(
+      detail,
+    )
+  ) {
     return `no D-Bus session bus is reachable (${detail.trim()}). The Secret Service (GNOME Keyring, KWallet, KeePassXC) is reached through the session bus: log in to a desktop session, or start one with "dbus-run-session" and "gnome-keyring-daemon --unlock". ${HEADLESS_ADVICE}`;
   }
-  if (/ServiceUnknown|not provided by any \.service files|org\.freedesktop\.secrets|NoReply|Did not receive a reply/i.test(detail)) {
+  if (
+    /ServiceUnknown|not provided by any \.service files|org\.freedesktop\.secrets|NoReply|Did not receive a reply/i.test(
+      detail,
+    )
+  ) {
     return `no Secret Service answers on the D-Bus session bus (${detail.trim()}). Install and start GNOME Keyring (gnome-keyring), KWallet or KeePassXC with its Secret Service integration enabled. ${HEADLESS_ADVICE}`;
   }
   if (/locked|unlock|prompt/i.test(detail)) {

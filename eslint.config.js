@@ -1,0 +1,99 @@
+// @ts-check
+import js from "@eslint/js";
+import prettier from "eslint-config-prettier";
+import n from "eslint-plugin-n";
+import tseslint from "typescript-eslint";
+
+/** Modules that only some folders may import: the lint keeps the architecture honest. */
+const restrictedImports = (...names) =>
+  names.map((name) => ({
+    name,
+    message: `${name} belongs to another layer; see STYLE.md section 4`,
+  }));
+
+export default tseslint.config(
+  { ignores: ["dist/", "build/", "node_modules/", "coverage/"] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ["eslint.config.js"] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    plugins: { n },
+    rules: {
+      "@typescript-eslint/switch-exhaustiveness-check": "error",
+      "@typescript-eslint/consistent-type-imports": "error",
+      "@typescript-eslint/no-floating-promises": [
+        "error",
+        {
+          // node:test runs what these return by itself.
+          allowForKnownSafeCalls: [
+            { from: "package", package: "node:test", name: ["test", "describe", "it", "suite"] },
+          ],
+        },
+      ],
+      "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true }],
+      "@typescript-eslint/no-confusing-void-expression": ["error", { ignoreArrowShorthand: true }],
+      // Stores implement an async interface; a synchronous body is fine.
+      "@typescript-eslint/require-await": "off",
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { varsIgnorePattern: "^_", argsIgnorePattern: "^_" },
+      ],
+      "n/prefer-node-protocol": "error",
+      "no-restricted-syntax": [
+        "error",
+        { selector: "TSEnumDeclaration", message: "use `as const` objects" },
+      ],
+    },
+  },
+  {
+    // Only main.ts touches `process`; native/ loads the addon with process.dlopen.
+    files: ["src/**/*.ts"],
+    ignores: ["src/main.ts", "src/native/**"],
+    rules: {
+      "no-restricted-globals": [
+        "error",
+        { name: "process", message: "use Io; only src/main.ts touches process" },
+      ],
+      "no-restricted-imports": [
+        "error",
+        { paths: restrictedImports("node:process", "node:sea", "@napi-rs/keyring") },
+      ],
+    },
+  },
+  {
+    // The file system is for commands/, native/ and stores that are files by nature.
+    files: [
+      "src/cli/**/*.ts",
+      "src/protocol/**/*.ts",
+      "src/terraform/**/*.ts",
+      "src/stores/keychain-store.ts",
+    ],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: restrictedImports(
+            "node:process",
+            "node:sea",
+            "@napi-rs/keyring",
+            "node:fs",
+            "node:fs/promises",
+          ),
+        },
+      ],
+    },
+  },
+  {
+    files: ["test/**/*.ts", "scripts/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-non-null-assertion": "off",
+    },
+  },
+  { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
+  prettier,
+);

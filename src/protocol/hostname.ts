@@ -1,0 +1,162 @@
+import { domainToASCII, domainToUnicode } from "node:url";
+import { CliError, ExitCode } from "../errors.ts";
+
+/**
+ * A hostname in the comparison form Terraform passes to credentials helpers (svchost
+ * `ForComparison`): lowercase ASCII, internationalized labels in punycode, an optional
+ * `:port` other than 443. Two spellings of one host give equal `Hostname`s, so it is safe
+ * to use as a key. Only `normalizeHostname` produces one.
+ */
+export type Hostname = string & { readonly __brand: "Hostname" };
+
+/**
+ * Converts a hostname as Terraform or a person writes it (`App.Example.COM`, `münchen.de`,
+ * `xn--mnchen-3ya.de`, `localhost:8443`, `127.0.0.1:8443`) to Terraform's comparison form.
+ * The result is a fixed point: normalizing it again returns it unchanged.
+ *
+ * Follows terraform-svchost `ForComparison` (golang.org/x/net/idna `Lookup` profile: UTS #46
+ * non-transitional mapping, STD3 ASCII rules, hyphen and joiner checks). Where we differ,
+ * we are stricter, except that punycode input is accepted (Terraform hands it to us) and
+ * the bidi rule is only as strict as Node's: see the comments below.
+ *
+ * Throws a `CliError` with `ExitCode.Usage` when the input is not a hostname (empty, a URL,
+ * a path, userinfo, an IPv6 literal, a bad port, an empty or over-long label, a character
+ * IDNA refuses).
+ */
+export function normalizeHostname(input: string): Hostname {
+  const fail = (reason: string): never => {
+    throw new CliError(`invalid hostname ${quote(input)}: ${reason}`, ExitCode.Usage);
+  };
+
+  // These would surface below as a bad port or a bad character; say what the person
+  // most likely did instead.
+  if (input === "") fail("empty");
+  if (input.includes("://")) fail("expected a hostname, not a URL");
+  if (input.startsWith("[") || IPV6_LIKE.test(input)) fail("IPv6 literals are not supported");
+  if (input.includes("@")) fail("user information is not allowed");
+  if (/[/\\?#]/.test(input)) fail("expected a hostname, not a URL or path");
+  if (/\p{Cc}/u.test(input)) fail("contains a control character");
+  if (/\p{White_Space}/u.test(input)) fail("contains whitespace");
+
+  // Like svchost, everything after the first colon is the port.
+  const colon = input.indexOf(":");
+  const host = colon === -1 ? input : input.slice(0, colon);
+  const port = colon === -1 ? "" : portSuffix(host, input.slice(colon + 1), fail);
+  if (host === "") fail("missing the name before the port");
+
+  return (toAsciiName(host, fail) + port) as Hostname;
+}
+
+// Hex digits and at least two colons: `::1`, `fe80::1`. Without this they would be
+// reported as a bad port, which would confuse.
+const IPV6_LIKE = /^[0-9a-f]*:[0-9a-f]*:[0-9a-f:.]*$/i;
+
+const DEFAULT_PORT = 443;
+const MAX_PORT = 65535;
+// DNS limits (RFC 1035), in octets of the ASCII form, the root's trailing dot not counted.
+const MAX_LABEL_LENGTH = 63;
+const MAX_NAME_LENGTH = 253;
+const ACE_PREFIX = "xn--";
+const HYPHEN = 0x2d;
+
+// Appended before calling Node's WHATWG domain functions, stripped after: the WHATWG host
+// parser reads a name whose last label is numeric as IPv4 (`127.1` → `127.0.0.1`,
+// `müller.123` → failure), which Go's idna never does. A trailing letter label never
+// changes how the other labels are mapped or checked.
+const GUARD = ".a";
+
+const utf8 = new TextEncoder();
+
+/** Returns `:port` without leading zeros, or "" for the default port. */
+function portSuffix(host: string, digits: string, fail: (reason: string) => never): string {
+  if (!/^[0-9]+$/.test(digits)) {
+    // svchost's hint: "https:foo" is a URL missing its slashes far more often than a host
+    // called "https".
+    if (/^https?$/i.test(host)) fail("expected a hostname, not a URL");
+    // svchost parses with strconv.Atoi, which also takes "+81" and "-1"; we don't.
+    fail(digits === "" ? "missing port number after the colon" : "port is not a number");
+  }
+  const port = Number(digits);
+  if (port > MAX_PORT) fail(`port number is greater than ${MAX_PORT}`);
+  // svchost accepts port 0 as well; so do we, so as not to refuse what Terraform sends.
+  return port === DEFAULT_PORT ? "" : `:${port}`;
+}
+
+/** The host part (no port) in lowercase ASCII; a single trailing dot is kept, as svchost does. */
+function toAsciiName(host: string, fail: (reason: string) => never): string {
+  // STD3 rules: in ASCII only letters, digits, "-" and "." (Go's Lookup profile). WHATWG,
+  // which Node implements, would let "_" or "*" through and percent-decode "%41".
+  const bad = /[^A-Za-z0-9.\-\P{ASCII}]/u.exec(host);
+  if (bad) fail(`${quote(bad[0])} is not allowed in a hostname`);
+
+  // UTS #46 non-transitional mapping and validation (case folding, full-width forms and
+  // ideographic full stops, NFC, punycode decoding and checking, ContextJ joiners, leading
+  // combining marks). Returns "" when the name is refused.
+  const mapped = domainToASCII(host + GUARD);
+  if (!mapped.endsWith(GUARD)) fail("not a valid internationalized domain name");
+  const ascii = mapped.slice(0, -GUARD.length);
+  // Mapping can yield characters STD3 forbids ("⑴" → "(1)", "＿" → "_"); Go refuses
+  // these characters outright.
+  if (/[^a-z0-9.-]/.test(ascii)) fail("contains a character that is not allowed in a hostname");
+
+  const labels = ascii.split(".");
+  const rooted = labels.length > 1 && labels.at(-1) === "";
+  if (rooted) labels.pop();
+  // svchost only catches some empty labels (its iterator skips one before a final dot, so
+  // it lets "a.." through, and it checks before mapping "．", so it lets "a．．b" through);
+  // we refuse them all: they can never be reached.
+  if (labels.includes("")) fail("empty label");
+  // Go's Lookup profile does not check lengths; names over them cannot exist in DNS, so no
+  // Terraform service can live there, and refusing them gives a clearer error.
+  if (labels.some((label) => label.length > MAX_LABEL_LENGTH)) {
+    fail(`label longer than ${MAX_LABEL_LENGTH} octets (the DNS limit)`);
+  }
+  const name = labels.join(".");
+  if (name.length > MAX_NAME_LENGTH) fail(`longer than ${MAX_NAME_LENGTH} octets (the DNS limit)`);
+
+  // Go checks hyphens on the Unicode form of each label (punycode decoded); WHATWG doesn't
+  // check them at all (CheckHyphens=false).
+  const unicodeLabels = domainToUnicode(name + GUARD)
+    .slice(0, -GUARD.length)
+    .split(".");
+  if (unicodeLabels.length !== labels.length) fail("not a valid internationalized domain name");
+  labels.forEach((label, i) => {
+    const unicode = unicodeLabels[i] ?? "";
+    // UTS #46 (since 15.1) refuses punycode that decodes to plain ASCII ("xn--abc-"); Go
+    // would turn it into "abc", but Terraform never produces it.
+    if (label.startsWith(ACE_PREFIX) && !/[^\p{ASCII}]/u.test(unicode)) {
+      fail("punycode label does not encode any non-ASCII character");
+    }
+    if (unicode.startsWith("-") || unicode.endsWith("-")) {
+      fail("label starts or ends with a hyphen");
+    }
+    // "--" in the 3rd and 4th places is reserved for encodings such as punycode's "xn--".
+    // Go counts UTF-8 bytes here, not characters (so it refuses "ü--x" and accepts
+    // "aü--b"); we count the same way, so as to accept exactly what Terraform does.
+    const bytes = utf8.encode(unicode);
+    if (bytes.length > 4 && bytes[2] === HYPHEN && bytes[3] === HYPHEN) {
+      fail('label has "--" in the third and fourth places');
+    }
+  });
+  // Not checked by us: the bidi rule (RFC 5893). Node enforces it only in part, so we accept
+  // some mixed-direction names Go refuses ("aא.com", "1.עברית"); checking it ourselves would
+  // need Bidi_Class data that JavaScript regular expressions don't expose. Terraform never
+  // sends such names, so accepting them costs nothing.
+
+  return rooted ? `${name}.` : name;
+}
+
+/**
+ * JSON-quotes untrusted text for an error message. JSON escapes C0 controls; we also escape
+ * the other controls and invisible format characters (C1, DEL, bidi overrides, zero-width
+ * characters, line separators), so the message is one line and shows what was typed.
+ */
+function quote(text: string): string {
+  return JSON.stringify(text).replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (char) =>
+    char.split("").map(escapeCodeUnit).join(""),
+  );
+}
+
+function escapeCodeUnit(unit: string): string {
+  return `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`;
+}

@@ -1,0 +1,81 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/** Paths of the PEM files written by {@link createTestCertificates}. */
+export interface TestCertificates {
+  /** The self-signed CA certificate: what a client must trust (e.g. via `SSL_CERT_FILE`). */
+  readonly caFile: string;
+  /** The server certificate, signed by the CA, valid for IP 127.0.0.1 and DNS localhost. */
+  readonly certFile: string;
+  /** The server certificate's private key, unencrypted. */
+  readonly keyFile: string;
+}
+
+/** Where the `openssl` CLI is looked for; it is on PATH on every platform the tests run on. */
+const OPENSSL = "openssl";
+/** Arguments for a new P-256 key, left unencrypted: it lives for one test run in a private dir. */
+const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+const SERVER_EXTENSIONS = [
+  "basicConstraints=critical,CA:FALSE",
+  "keyUsage=critical,digitalSignature",
+  "extendedKeyUsage=serverAuth",
+  "subjectAltName=IP:127.0.0.1,DNS:localhost",
+  "",
+].join("\n");
+
+/**
+ * Creates, in `dir` (which must exist and be private to the caller), a throwaway CA and a server
+ * certificate it signed for `127.0.0.1` and `localhost`, valid for two days. Uses the `openssl`
+ * CLI because Node's crypto can make keys but not X.509 certificates. Never touches the network.
+ * Rejects if openssl is missing or fails.
+ */
+export async function createTestCertificates(dir: string): Promise<TestCertificates> {
+  const caFile = join(dir, "ca.pem");
+  const caKey = join(dir, "ca.key");
+  const certFile = join(dir, "server.pem");
+  const keyFile = join(dir, "server.key");
+  const csrFile = join(dir, "server.csr");
+  const extFile = join(dir, "server.ext");
+
+  // Go (Terraform) checks that an issuer is a CA allowed to sign certificates, and ignores the
+  // subject CN of a leaf entirely: the extensions are what make the chain verify.
+  const caSubject = "/CN=terraform-credentials-keychain e2e CA";
+  await openssl`req -x509 ${EC_KEY} -keyout ${caKey} -out ${caFile} -days 2 -subj ${caSubject}
+    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign`;
+  await openssl`req -new ${EC_KEY} -keyout ${keyFile} -out ${csrFile} -subj /CN=127.0.0.1`;
+  // An extension file rather than `-copy_extensions`, which older openssl releases lack.
+  await writeFile(extFile, SERVER_EXTENSIONS);
+  // A random positive serial: Go rejects negative ones, and no serial file is left behind.
+  const serial = `0x7${randomBytes(15).toString("hex")}`;
+  await openssl`x509 -req -in ${csrFile} -CA ${caFile} -CAkey ${caKey} -days 2
+    -set_serial ${serial} -extfile ${extFile} -out ${certFile}`;
+  return { caFile, certFile, keyFile };
+}
+
+/**
+ * Runs openssl with the words of the template as arguments; each interpolated value is one
+ * argument as is (paths may hold spaces) and an interpolated array is spread into several.
+ * Each interpolation must stand alone as a word: `-subj /CN=${x}` would split wrongly.
+ */
+async function openssl(
+  words: TemplateStringsArray,
+  ...values: readonly (string | readonly string[])[]
+): Promise<void> {
+  const args = words.flatMap((word, index) => {
+    const value = values[index] ?? [];
+    return [...word.split(/\s+/).filter((part) => part !== ""), ...[value].flat()];
+  });
+  try {
+    await run(OPENSSL, args, { timeout: 30_000 });
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr ?? "";
+    throw new Error(`openssl ${args[0] ?? ""} failed: ${stderr.trim() || String(error)}`, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { after, before, describe, test } from "node:test";
+import { runHelper } from "../support/helper-process.ts";
+import { startKeyringSession, type KeyringSession } from "../support/keyring-session.ts";
+import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
+
+const execFileAsync = promisify(execFile);
+const TOKEN = "SECRET-layout-token-0123456789";
+
+describe("keychain entries as other programs see them", () => {
+  let session: KeyringSession;
+  before(async () => {
+    session = await startKeyringSession();
+  });
+  after(async () => {
+    await session.close();
+  });
+
+  test("one entry per host: service attribute, hostname as account, no token in label or attributes", async () => {
+    assertSilentSuccess(
+      await runHelper(["--service", "layout", "store", "Layout.Example.COM:443"], {
+        env: session.env,
+        stdin: `{"token":"${TOKEN}"}`,
+      }),
+    );
+    const { stdout: lookedUp } = await execFileAsync(
+      "secret-tool",
+      ["lookup", "service", "layout", "username", "layout.example.com"],
+      { env: session.env },
+    );
+    assert.equal(lookedUp, `{"token":"${TOKEN}"}`);
+    // secret-tool prints the item (label, secret, dates) on stdout and its attributes on stderr.
+    const { stdout: item, stderr: attributes } = await execFileAsync(
+      "secret-tool",
+      ["search", "--all", "service", "layout"],
+      { env: session.env },
+    );
+    assert.match(item, /^label = keyring:layout\.example\.com@layout$/m);
+    assert.doesNotMatch(item.replace(/^secret = .*$/m, ""), new RegExp(TOKEN));
+    const withoutSecret = attributes;
+    assert.match(withoutSecret, /attribute\.username = layout\.example\.com/);
+    assert.match(withoutSecret, /attribute\.service = layout/);
+    assert.doesNotMatch(withoutSecret, new RegExp(TOKEN));
+    assert.equal(withoutSecret.match(/^attribute\.service = /gm)?.length, 1, "exactly one item");
+  });
+});
+
+describe("when the keychain cannot be reached", () => {
+  const noTraceback = (stderr: string) => assert.doesNotMatch(stderr, /^\s+at /m);
+  // Just under the size cap, so that the store gets as far as the keychain.
+  const bigInput = `{"token":"SECRET-unreachable","pad":"${"x".repeat(60 * 1024)}"}`;
+
+  test("no session bus: a quick one-paragraph error that names the way out, and stdin drained", async () => {
+    const session = await startKeyringSession();
+    const env: Record<string, string> = { ...session.env };
+    delete env.DBUS_SESSION_BUS_ADDRESS;
+    try {
+      const get = await runHelper(["get", "example.com"], { env });
+      assertOneLineFailure(get);
+      assert.match(get.stderr, /D-Bus session bus/);
+      assert.match(get.stderr, /--backend pass/);
+      noTraceback(get.stderr);
+      assert.ok(get.milliseconds < 5000, `took ${get.milliseconds} ms`);
+      const store = await runHelper(["store", "example.com"], { env, stdin: bigInput });
+      assertOneLineFailure(store);
+      assert.ok(store.stdinDrained, "stdin was not read to EOF");
+      assert.doesNotMatch(store.stderr, /SECRET-unreachable/);
+    } finally {
+      await session.close();
+    }
+  });
+
+  test("a dead bus socket fails within seconds, for get, store and forget", async () => {
+    const session = await startKeyringSession();
+    try {
+      session.killBus();
+      for (const [args, stdin] of [
+        [["get", "example.com"], undefined],
+        [["store", "example.com"], bigInput],
+        [["forget", "example.com"], undefined],
+      ] as const) {
+        const result = await runHelper(args, { env: session.env, ...(stdin ? { stdin } : {}) });
+        assertOneLineFailure(result);
+        assert.match(result.stderr, /D-Bus/);
+        noTraceback(result.stderr);
+        assert.ok(result.milliseconds < 5000, `took ${result.milliseconds} ms`);
+        assert.ok(result.stdinDrained);
+      }
+    } finally {
+      await session.close();
+    }
+  });
+
+  test("a bus with no Secret Service says so and does not fall back to another store", async () => {
+    const session = await startKeyringSession({ secretService: false });
+    try {
+      const store = await runHelper(["store", "example.com"], {
+        env: session.env,
+        stdin: '{"token":"SECRET-nowhere"}',
+      });
+      assertOneLineFailure(store);
+      assert.match(store.stderr, /Secret Service/);
+      assert.doesNotMatch(store.stderr, /SECRET-nowhere/);
+      const get = await runHelper(["get", "example.com"], { env: session.env });
+      assertOneLineFailure(get);
+      assert.ok(get.milliseconds < 5000, `took ${get.milliseconds} ms`);
+    } finally {
+      await session.close();
+    }
+  });
+
+  test("a locked collection is reported as locked, and what was stored survives", async () => {
+    const session = await startKeyringSession();
+    try {
+      assertSilentSuccess(
+        await runHelper(["store", "locked.example.com"], {
+          env: session.env,
+          stdin: '{"token":"kept"}',
+        }),
+      );
+      await session.lockCollection();
+      const store = await runHelper(["store", "locked.example.com"], {
+        env: session.env,
+        stdin: '{"token":"SECRET-new"}',
+      });
+      assertOneLineFailure(store);
+      assert.match(store.stderr, /locked/);
+      const get = await runHelper(["get", "locked.example.com"], { env: session.env });
+      assertOneLineFailure(get);
+      assert.match(get.stderr, /locked/);
+      assert.ok(get.milliseconds < 5000, `took ${get.milliseconds} ms`);
+    } finally {
+      await session.close();
+    }
+  });
+});

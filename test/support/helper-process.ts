@@ -1,0 +1,60 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+
+/** The built single executable that integration and end-to-end tests run. */
+export const HELPER_BINARY = path.resolve(
+  import.meta.dirname,
+  "../../dist",
+  `terraform-credentials-keychain${process.platform === "win32" ? ".exe" : ""}`,
+);
+
+export function requireBuiltHelper(): string {
+  if (!existsSync(HELPER_BINARY))
+    throw new Error(`${HELPER_BINARY} is missing: run "npm run build" first`);
+  return HELPER_BINARY;
+}
+
+export interface HelperResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** True when the helper read everything written to its stdin (the pipe never broke). */
+  readonly stdinDrained: boolean;
+  readonly milliseconds: number;
+}
+
+export interface HelperRunOptions {
+  readonly env: Record<string, string | undefined>;
+  /** Bytes or text for stdin; omitted: stdin is the null device, as Terraform gives `get`. */
+  readonly stdin?: string | Uint8Array;
+  readonly timeoutMs?: number;
+}
+
+/** Runs the built helper with `args` and collects what it printed. */
+export function runHelper(
+  args: readonly string[],
+  options: HelperRunOptions,
+): Promise<HelperResult> {
+  const started = performance.now();
+  const child = spawn(requireBuiltHelper(), args, {
+    env: options.env,
+    stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    timeout: options.timeoutMs ?? 20_000,
+  });
+  let stdout = "";
+  let stderr = "";
+  let stdinDrained = options.stdin === undefined;
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  if (options.stdin !== undefined && child.stdin) {
+    child.stdin.on("error", () => (stdinDrained = false));
+    child.stdin.end(options.stdin, () => (stdinDrained = true));
+  }
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) =>
+      resolve({ code, stdout, stderr, stdinDrained, milliseconds: performance.now() - started }),
+    );
+  });
+}
