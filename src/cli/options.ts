@@ -1,4 +1,5 @@
 import { CliError, ExitCode } from "../errors.ts";
+import { quote } from "../quote.ts";
 
 /** The service name entries are kept under unless `--service` says otherwise. */
 export const DEFAULT_SERVICE = "terraform-credentials";
@@ -15,7 +16,7 @@ export interface GlobalOptions {
 export function parseServiceName(value: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(value)) {
     throw new CliError(
-      `invalid --service ${JSON.stringify(value)}: use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`,
+      `invalid --service ${quote(value)}: use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`,
       ExitCode.Usage,
     );
   }

@@ -13,7 +13,9 @@ export function addonCacheDir(
   homedir: string,
 ): string {
   if (platform === "win32") {
-    const base = env.LOCALAPPDATA ?? path.win32.join(homedir, "AppData", "Local");
+    const local = env.LOCALAPPDATA;
+    // An empty or relative value would unpack the addon relative to the working directory.
+    const base = local !== undefined && path.win32.isAbsolute(local) ? local : path.win32.join(homedir, "AppData", "Local");
     return path.win32.join(base, APP_DIR, "cache");
   }
   if (platform === "darwin") return path.posix.join(homedir, "Library", "Caches", APP_DIR);

@@ -1,5 +1,6 @@
 import { domainToASCII, domainToUnicode } from "node:url";
 import { CliError, ExitCode } from "../errors.ts";
+import { quote } from "../quote.ts";
 
 /**
  * A hostname in the comparison form Terraform passes to credentials helpers (svchost
@@ -151,12 +152,3 @@ function toAsciiName(host: string, fail: (reason: string) => never): string {
  * the other controls and invisible format characters (C1, DEL, bidi overrides, zero-width
  * characters, line separators), so the message is one line and shows what was typed.
  */
-function quote(text: string): string {
-  return JSON.stringify(text).replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (char) =>
-    char.split("").map(escapeCodeUnit).join(""),
-  );
-}
-
-function escapeCodeUnit(unit: string): string {
-  return `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`;
-}

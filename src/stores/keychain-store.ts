@@ -28,15 +28,21 @@ export function createKeychainStore(keyring: KeyringBinding, service: string): C
       const found = attempt("list the entries of", () => keyring.findCredentials(service));
       const hosts = new Set<Hostname>();
       for (const { account } of found) {
-        try {
-          hosts.add(normalizeHostname(account));
-        } catch {
-          // Not one of ours: another program used the same service name.
-        }
+        // Ours are stored in normalized form; anything else under the same service name was
+        // written by another program, and get/forget could not reach it by that name.
+        if (isNormalized(account)) hosts.add(account as Hostname);
       }
       return [...hosts].sort();
     },
   } satisfies CredentialStore;
+}
+
+function isNormalized(account: string): boolean {
+  try {
+    return normalizeHostname(account) === account;
+  } catch {
+    return false;
+  }
 }
 
 function attempt<T>(action: string, operation: () => T): T {
@@ -55,7 +61,8 @@ const HEADLESS_ADVICE =
  * The binding reports failures as plain messages, so they are recognised by their text.
  */
 function keychainError(action: string, error: unknown): CliError {
-  const detail = error instanceof Error ? error.message : String(error);
+  // One line whatever the binding says: Terraform shows stderr as a single message.
+  const detail = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim();
   const problem = describeKeychainProblem(detail);
   return new CliError(`could not ${action} the keychain: ${problem}`, undefined, { cause: error });
 }
@@ -63,24 +70,24 @@ function keychainError(action: string, error: unknown): CliError {
 /** Exported for unit tests: maps a binding message to advice. */
 export function describeKeychainProblem(detail: string): string {
   if (
-    /DBUS_SESSION_BUS_ADDRESS|autolaunch|Failed to connect to socket|Connection refused|No such file or directory/i.test(
+    /DBUS_SESSION_BUS_ADDRESS|autolaunch|Failed to connect to (socket|address)|Connection refused/i.test(
       detail,
     )
   ) {
-    return `no D-Bus session bus is reachable (${detail.trim()}). The Secret Service (GNOME Keyring, KWallet, KeePassXC) is reached through the session bus: log in to a desktop session, or start one with "dbus-run-session" and "gnome-keyring-daemon --unlock". ${HEADLESS_ADVICE}`;
+    return `no D-Bus session bus is reachable (${detail}). The Secret Service (GNOME Keyring, KWallet, KeePassXC) is reached through the session bus: log in to a desktop session, or start one with "dbus-run-session" and "gnome-keyring-daemon --unlock". ${HEADLESS_ADVICE}`;
   }
   if (
     /ServiceUnknown|not provided by any \.service files|org\.freedesktop\.secrets|NoReply|Did not receive a reply/i.test(
       detail,
     )
   ) {
-    return `no Secret Service answers on the D-Bus session bus (${detail.trim()}). Install and start GNOME Keyring (gnome-keyring), KWallet or KeePassXC with its Secret Service integration enabled. ${HEADLESS_ADVICE}`;
+    return `no Secret Service answers on the D-Bus session bus (${detail}). Install and start GNOME Keyring (gnome-keyring), KWallet or KeePassXC with its Secret Service integration enabled. ${HEADLESS_ADVICE}`;
   }
   if (/locked|unlock|prompt/i.test(detail)) {
-    return `the keyring is locked and could not be unlocked (${detail.trim()}). Unlock it (for example in Seahorse, or with "gnome-keyring-daemon --unlock" on a console) and try again.`;
+    return `the keyring is locked and could not be unlocked (${detail}). Unlock it (for example in Seahorse, or with "gnome-keyring-daemon --unlock" on a console) and try again.`;
   }
   if (/no such object|collection/i.test(detail)) {
-    return `the keyring has no default collection (${detail.trim()}). Create one (for example a "login" keyring in Seahorse) and try again.`;
+    return `the keyring has no default collection (${detail}). Create one (for example a "login" keyring in Seahorse) and try again.`;
   }
-  return `${detail.trim()}.`;
+  return `${detail}.`;
 }

@@ -1,0 +1,273 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { Credential, EntryOptions } from "@napi-rs/keyring";
+import { CliError, ExitCode } from "../../../src/errors.ts";
+import type { KeyringBinding } from "../../../src/native/load-keyring.ts";
+import type { Hostname } from "../../../src/protocol/hostname.ts";
+import {
+  createKeychainStore,
+  describeKeychainProblem,
+} from "../../../src/stores/keychain-store.ts";
+
+// Messages observed from @napi-rs/keyring on Linux.
+const NO_BUS =
+  "Platform failure: DBus error: Using X11 for dbus-daemon autolaunch was disabled at compile time, set your DBUS_SESSION_BUS_ADDRESS instead";
+const DEAD_BUS =
+  "Platform failure: DBus error: Failed to connect to socket /nonexistent: No such file or directory";
+const LOCKED = "Couldn't access platform storage: Secret Service: unlock prompt was dismissed";
+
+const SERVICE = "terraform-credentials";
+const HOST = "app.example.com" as Hostname;
+const PIN = { linux: { store: "secret-service" } };
+
+describe("describeKeychainProblem", () => {
+  for (const [what, detail] of [
+    ["no session bus (autolaunch disabled)", NO_BUS],
+    ["a dead session bus (socket missing)", DEAD_BUS],
+  ] as const) {
+    test(`${what} is explained as a missing D-Bus session bus, with --backend pass advice`, () => {
+      const advice = describeKeychainProblem(detail);
+      assert.match(advice, /D-Bus session bus/);
+      assert.match(advice, /dbus-run-session/);
+      assert.ok(advice.includes("--backend pass"), advice);
+      assert.ok(!/locked/i.test(advice), advice);
+    });
+  }
+
+  test("a dismissed unlock prompt is explained as a locked keyring, with unlock advice", () => {
+    const advice = describeKeychainProblem(LOCKED);
+    assert.match(advice, /locked/);
+    assert.match(advice, /[Uu]nlock/);
+    assert.ok(!advice.includes("D-Bus session bus"), advice);
+    assert.ok(!advice.includes("--backend pass"), "a locked keyring is not a headless machine");
+  });
+
+  test("a bus without a Secret Service is explained as such, with --backend pass advice", () => {
+    const advice = describeKeychainProblem(
+      "Platform failure: DBus error: The name org.freedesktop.secrets was not provided by any .service files",
+    );
+    assert.match(advice, /no Secret Service answers/);
+    assert.ok(advice.includes("--backend pass"), advice);
+  });
+
+  test("keeps the binding's own message for diagnosis", () => {
+    for (const detail of [NO_BUS, DEAD_BUS, LOCKED]) {
+      assert.ok(describeKeychainProblem(`${detail}\n`).includes(detail), detail);
+    }
+  });
+
+  test("passes an unrecognised message through without guessing a cause", () => {
+    const advice = describeKeychainProblem("Attribute 'x' is not valid");
+    assert.ok(advice.includes("Attribute 'x' is not valid"), advice);
+    assert.ok(!/D-Bus|locked|Secret Service|--backend/.test(advice), advice);
+  });
+});
+
+type Operation =
+  "constructor" | "getPassword" | "setPassword" | "deleteCredential" | "findCredentials";
+
+/**
+ * A stand-in for @napi-rs/keyring: entries live in a map keyed by service and account, and
+ * every construction and lookup is recorded. `failure` makes one kind of call throw.
+ */
+function createFakeKeyring(found: readonly Credential[] = []) {
+  const state = {
+    passwords: new Map<string, string>(),
+    constructed: [] as {
+      service: string;
+      account: string;
+      options: EntryOptions | null | undefined;
+    }[],
+    findCalls: [] as unknown[][],
+    failure: undefined as { in: Operation; error: unknown } | undefined,
+  };
+  const key = (service: string, account: string) => `${service}\u0000${account}`;
+  const maybeFail = (operation: Operation) => {
+    if (state.failure?.in === operation) throw state.failure.error;
+  };
+
+  class FakeEntry {
+    readonly #key: string;
+
+    constructor(service: string, account: string, options?: EntryOptions | null) {
+      state.constructed.push({ service, account, options });
+      maybeFail("constructor");
+      this.#key = key(service, account);
+    }
+
+    getPassword(): string | null {
+      maybeFail("getPassword");
+      return state.passwords.get(this.#key) ?? null;
+    }
+
+    setPassword(password: string): void {
+      maybeFail("setPassword");
+      state.passwords.set(this.#key, password);
+    }
+
+    deleteCredential(): boolean {
+      maybeFail("deleteCredential");
+      return state.passwords.delete(this.#key);
+    }
+  }
+
+  const binding = {
+    Entry: FakeEntry,
+    findCredentials(...args: unknown[]): Credential[] {
+      state.findCalls.push(args);
+      maybeFail("findCredentials");
+      return [...found];
+    },
+  };
+  // The fake has only what the store uses; the real binding has more (AsyncEntry, ...).
+  return { binding: binding as unknown as KeyringBinding, state, key };
+}
+
+describe("createKeychainStore", () => {
+  test("opens each entry with the service, the host as account, and the Secret Service pin", async () => {
+    const { binding, state } = createFakeKeyring();
+    const store = createKeychainStore(binding, "work");
+    await store.store(HOST, '{"token":"t"}');
+    await store.get(HOST);
+    await store.forget(HOST);
+    assert.deepEqual(state.constructed, [
+      { service: "work", account: HOST, options: PIN },
+      { service: "work", account: HOST, options: PIN },
+      { service: "work", account: HOST, options: PIN },
+    ]);
+  });
+
+  test("get returns undefined, not null, when there is no entry", async () => {
+    const { binding } = createFakeKeyring();
+    assert.equal(await createKeychainStore(binding, SERVICE).get(HOST), undefined);
+  });
+
+  test("store writes the text as the entry's password, and get reads it back", async () => {
+    const { binding, state, key } = createFakeKeyring();
+    const store = createKeychainStore(binding, SERVICE);
+    const secret = '{"token":"t","n":1.0e+2}';
+    await store.store(HOST, secret);
+    assert.equal(state.passwords.get(key(SERVICE, HOST)), secret);
+    assert.equal(await store.get(HOST), secret);
+  });
+
+  test("services keep separate entries for the same host", async () => {
+    const { binding } = createFakeKeyring();
+    await createKeychainStore(binding, "personal").store(HOST, '{"token":"p"}');
+    assert.equal(await createKeychainStore(binding, "work").get(HOST), undefined);
+  });
+
+  test("forget deletes the entry, and succeeds when there is none", async () => {
+    const { binding, state } = createFakeKeyring();
+    const store = createKeychainStore(binding, SERVICE);
+    await store.store(HOST, '{"token":"t"}');
+    await store.forget(HOST);
+    assert.equal(state.passwords.size, 0);
+    await store.forget(HOST);
+    assert.equal(await store.get(HOST), undefined);
+  });
+
+  test("list returns sorted, normalized, de-duplicated hosts and skips accounts that are not hostnames", async () => {
+    const accounts = [
+      "zeta.example.com",
+      "App.Example.COM",
+      "app.example.com",
+      "EXAMPLE.com:443",
+      "example.com",
+      "localhost:8443",
+      "a..b",
+      "",
+      "https://app.example.com",
+      "not a host",
+    ];
+    const { binding, state } = createFakeKeyring(
+      accounts.map((account) => ({ account, password: "SECRET" })),
+    );
+    const hosts = await createKeychainStore(binding, "work").list();
+    assert.deepEqual(hosts, [
+      "app.example.com",
+      "example.com",
+      "localhost:8443",
+      "zeta.example.com",
+    ]);
+    assert.equal(state.findCalls[0]?.[0], "work", "searches the store's own service");
+  });
+
+  test("list of an empty service is empty", async () => {
+    const { binding } = createFakeKeyring();
+    assert.deepEqual(await createKeychainStore(binding, SERVICE).list(), []);
+  });
+
+  // The exact wording after "could not <verb>" is free; the verb says which operation failed.
+  const failures = [
+    ["get", "getPassword", "read", (s) => s.get(HOST)],
+    ["store", "setPassword", "write", (s) => s.store(HOST, '{"token":"SECRET-abc123"}')],
+    ["forget", "deleteCredential", "delete", (s) => s.forget(HOST)],
+    ["list", "findCredentials", "list", (s) => s.list()],
+    ["get with an entry that cannot be opened", "constructor", "read", (s) => s.get(HOST)],
+    [
+      "store with an entry that cannot be opened",
+      "constructor",
+      "write",
+      (s) => s.store(HOST, "{}"),
+    ],
+  ] as const satisfies readonly (readonly [
+    string,
+    Operation,
+    string,
+    (store: ReturnType<typeof createKeychainStore>) => Promise<unknown>,
+  ])[];
+  for (const [what, operation, verb, call] of failures) {
+    test(`a binding exception in ${what} becomes a CliError that starts with "could not ${verb}" and keeps the cause`, async () => {
+      const { binding, state } = createFakeKeyring();
+      const original = new Error(LOCKED);
+      state.failure = { in: operation, error: original };
+      await assert.rejects(call(createKeychainStore(binding, SERVICE)), (error: unknown) => {
+        assert.ok(error instanceof CliError, `expected a CliError, got ${String(error)}`);
+        assert.ok(error.message.startsWith(`could not ${verb} `), error.message);
+        assert.match(error.message, /keychain: the keyring is locked/);
+        assert.equal(error.exitCode, ExitCode.Failure);
+        assert.equal(error.cause, original);
+        assert.ok(!error.message.includes("SECRET-abc123"), error.message);
+        return true;
+      });
+    });
+  }
+
+  test("a missing session bus while reading gives the --backend pass advice", async () => {
+    const { binding, state } = createFakeKeyring();
+    state.failure = { in: "getPassword", error: new Error(NO_BUS) };
+    await assert.rejects(createKeychainStore(binding, SERVICE).get(HOST), (error: unknown) => {
+      assert.ok(error instanceof CliError);
+      assert.match(error.message, /^could not read\b.*keychain: no D-Bus session bus/);
+      assert.ok(error.message.includes("--backend pass"), error.message);
+      return true;
+    });
+  });
+
+  test("a thrown non-Error value still becomes a CliError", async () => {
+    const { binding, state } = createFakeKeyring();
+    state.failure = { in: "setPassword", error: "Secret Service: unlock prompt was dismissed" };
+    await assert.rejects(
+      createKeychainStore(binding, SERVICE).store(HOST, "{}"),
+      (error: unknown) => {
+        assert.ok(error instanceof CliError);
+        assert.match(error.message, /^could not write\b.*keychain: the keyring is locked/);
+        return true;
+      },
+    );
+  });
+
+  test("a binding message spanning several lines still gives a one-line error", {}, async () => {
+    const { binding, state } = createFakeKeyring();
+    state.failure = {
+      in: "getPassword",
+      error: new Error("Platform failure: first line\nsecond line"),
+    };
+    await assert.rejects(createKeychainStore(binding, SERVICE).get(HOST), (error: unknown) => {
+      assert.ok(error instanceof CliError);
+      assert.ok(!/[\r\n]/.test(error.message), JSON.stringify(error.message));
+      return true;
+    });
+  });
+});
