@@ -4,9 +4,25 @@ import { quote } from "../quote.ts";
 /** The service name entries are kept under unless `--service` says otherwise. */
 export const DEFAULT_SERVICE = "terraform-credentials";
 
+/** The stores a user can choose with `--backend`. */
+export const BACKENDS = ["keychain", "pass"] as const;
+export type Backend = (typeof BACKENDS)[number];
+
 /** Options given before the verb: the `args` of the CLI config's credentials_helper block. */
 export interface GlobalOptions {
   readonly service: string;
+  readonly backend: Backend;
+}
+
+export function parseBackend(value: string): Backend {
+  const backend = BACKENDS.find((name) => name === value);
+  if (backend === undefined) {
+    throw new CliError(
+      `invalid --backend ${quote(value)}: use ${BACKENDS.join(" or ")}`,
+      ExitCode.Usage,
+    );
+  }
+  return backend;
 }
 
 /**

@@ -1,9 +1,10 @@
 import { Command } from "commander";
 import { CliError, ExitCode } from "../errors.ts";
+import { quote } from "../quote.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import type { Io } from "./io.ts";
-import { DEFAULT_SERVICE, parseServiceName } from "./options.ts";
+import { BACKENDS, DEFAULT_SERVICE, parseBackend, parseServiceName } from "./options.ts";
 import type { GlobalOptions } from "./options.ts";
 
 /** What each verb does once its arguments are known; `run` supplies them. */
@@ -13,13 +14,26 @@ export interface VerbHandlers {
   forget(options: GlobalOptions, host: Hostname): Promise<void>;
 }
 
+/** The commands for people, beside the protocol verbs; they never change what the verbs do. */
+export interface HumanHandlers {
+  install(options: GlobalOptions, flags: { force: boolean; dryRun: boolean }): Promise<void>;
+  uninstall(options: GlobalOptions, flags: { dryRun: boolean }): Promise<void>;
+  import(options: GlobalOptions, flags: { keep: boolean }): Promise<void>;
+  list(options: GlobalOptions, flags: { json: boolean }): Promise<void>;
+  doctor(options: GlobalOptions): Promise<void>;
+}
+
 const PROTOCOL_VERBS = "get, store or forget";
 
 /**
  * The command line. Terraform runs `<executable> [args...] VERB HOSTNAME`, with the block's
  * `args` before the verb, so options live on the root command. Verbs are case-sensitive.
  */
-export function buildProgram(io: Io, version: string, handlers: VerbHandlers): Command {
+export function buildProgram(
+  io: Io,
+  version: string,
+  handlers: VerbHandlers & HumanHandlers,
+): Command {
   const program = new Command("terraform-credentials-keychain")
     .description(
       "A Terraform and OpenTofu credentials helper that keeps API tokens in the operating system's keychain.",
@@ -33,11 +47,19 @@ export function buildProgram(io: Io, version: string, handlers: VerbHandlers): C
       parseServiceName,
       DEFAULT_SERVICE,
     )
+    .option(
+      "--backend <store>",
+      `where to keep the entries: ${BACKENDS.join(" or ")} (pass: the standard Unix password store, for machines without a desktop keyring)`,
+      parseBackend,
+      "keychain",
+    )
     .exitOverride()
     .showSuggestionAfterError(false)
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
+      // Terraform already prefixes a helper's message with "error in <path>:".
+      outputError: (text, write) => write(text.replace(/^error: /, "")),
     })
     .addHelpText(
       "after",
@@ -58,11 +80,12 @@ Terraform or OpenTofu runs this program as a credentials helper:
       throw verb === undefined
         ? new CliError(`missing verb: expected ${PROTOCOL_VERBS} and a hostname`, ExitCode.Usage)
         : new CliError(
-            `unknown verb ${JSON.stringify(verb)}: expected ${PROTOCOL_VERBS} (verbs are case-sensitive)`,
+            `unknown verb ${quote(verb)}: expected ${PROTOCOL_VERBS} (verbs are case-sensitive)`,
             ExitCode.Usage,
           );
     });
 
+  program.commandsGroup("Protocol verbs (run by Terraform):");
   const verbs = [
     ["get", "print the credentials stored for a host as JSON, or {} when there are none"],
     ["store", "store the JSON credentials object read from stdin for a host"],
@@ -77,10 +100,52 @@ Terraform or OpenTofu runs this program as a credentials helper:
         await handlers[verb](globalOptions(command), normalizeHostname(hostname));
       });
   }
+
+  program
+    .command("install")
+    .description(
+      "copy this executable where Terraform and OpenTofu find it and add the credentials_helper block",
+    )
+    .option("--force", "replace a different credentials_helper block")
+    .option("--dry-run", "print what would be done and change nothing")
+    .action(async (flags: { force?: boolean; dryRun?: boolean }, command: Command) => {
+      await handlers.install(globalOptions(command), {
+        force: flags.force === true,
+        dryRun: flags.dryRun === true,
+      });
+    });
+  program
+    .command("uninstall")
+    .description("remove the installed executable and the credentials_helper block")
+    .option("--dry-run", "print what would be done and change nothing")
+    .action(async (flags: { dryRun?: boolean }, command: Command) => {
+      await handlers.uninstall(globalOptions(command), { dryRun: flags.dryRun === true });
+    });
+  program
+    .command("import")
+    .description("move the tokens in credentials.tfrc.json into the keychain")
+    .option("--keep", "copy them and leave credentials.tfrc.json as it is")
+    .action(async (flags: { keep?: boolean }, command: Command) => {
+      await handlers.import(globalOptions(command), { keep: flags.keep === true });
+    });
+  program
+    .command("list")
+    .description("print the hosts that have credentials (names only)")
+    .option("--json", "print a JSON array")
+    .action(async (flags: { json?: boolean }, command: Command) => {
+      await handlers.list(globalOptions(command), { json: flags.json === true });
+    });
+  program
+    .command("doctor")
+    .description(
+      "check the keychain, the installation and the CLI config, and say how to fix what is wrong",
+    )
+    .action(async (_flags: unknown, command: Command) => {
+      await handlers.doctor(globalOptions(command));
+    });
   return program;
 }
 
 function globalOptions(command: Command): GlobalOptions {
-  const { service } = command.optsWithGlobals<{ service: string }>();
-  return { service };
+  return command.optsWithGlobals<GlobalOptions>();
 }

@@ -7,6 +7,7 @@ import type { Io } from "./io.ts";
 import type { GlobalOptions } from "./options.ts";
 import { buildProgram } from "./program.ts";
 import { readInput } from "./read-input.ts";
+import { humanHandlers } from "./human-commands.ts";
 
 /** What `run` needs from outside the process's own streams. */
 export interface Dependencies {
@@ -31,6 +32,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
   };
 
   const program = buildProgram(io, deps.version, {
+    ...humanHandlers(io, deps.version, (options) => deps.openStore(options, io)),
     async get(options, host) {
       io.stdout.write(`${await verbs.get(await deps.openStore(options, io), host)}\n`);
     },
@@ -60,7 +62,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
 function report(error: unknown, io: Io): ExitCode {
   if (error instanceof CliError) {
     io.stderr.write(`${error.message}\n`);
-    if (io.env[DEBUG_VARIABLE] && error.cause instanceof Error) {
+    if (debugging(io) && error.cause instanceof Error) {
       io.stderr.write(`cause: ${error.cause.stack ?? error.cause.message}\n`);
     }
     return error.exitCode;
@@ -75,10 +77,14 @@ function report(error: unknown, io: Io): ExitCode {
   io.stderr.write(
     `unexpected error: ${message.split("\n")[0]} (this is a bug; rerun with ${DEBUG_VARIABLE}=1 for details and report it)\n`,
   );
-  if (io.env[DEBUG_VARIABLE] && error instanceof Error && error.stack) {
+  if (debugging(io) && error instanceof Error && error.stack) {
     io.stderr.write(`${error.stack}\n`);
   }
   return ExitCode.Failure;
+}
+
+function debugging(io: Io): boolean {
+  return ["1", "true", "yes"].includes((io.env[DEBUG_VARIABLE] ?? "").toLowerCase());
 }
 
 async function drain(input: AsyncIterable<Uint8Array>): Promise<void> {

@@ -15,7 +15,10 @@ export function addonCacheDir(
   if (platform === "win32") {
     const local = env.LOCALAPPDATA;
     // An empty or relative value would unpack the addon relative to the working directory.
-    const base = local !== undefined && path.win32.isAbsolute(local) ? local : path.win32.join(homedir, "AppData", "Local");
+    const base =
+      local !== undefined && path.win32.isAbsolute(local)
+        ? local
+        : path.win32.join(homedir, "AppData", "Local");
     return path.win32.join(base, APP_DIR, "cache");
   }
   if (platform === "darwin") return path.posix.join(homedir, "Library", "Caches", APP_DIR);

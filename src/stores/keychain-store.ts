@@ -62,7 +62,9 @@ const HEADLESS_ADVICE =
  */
 function keychainError(action: string, error: unknown): CliError {
   // One line whatever the binding says: Terraform shows stderr as a single message.
-  const detail = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim();
+  const detail = (error instanceof Error ? error.message : String(error))
+    .replace(/\s+/g, " ")
+    .trim();
   const problem = describeKeychainProblem(detail);
   return new CliError(`could not ${action} the keychain: ${problem}`, undefined, { cause: error });
 }

@@ -1,0 +1,127 @@
+import { CliError } from "../errors.ts";
+import type { CredentialStore } from "../stores/credential-store.ts";
+import type { Io } from "./io.ts";
+import { DEFAULT_SERVICE, type GlobalOptions } from "./options.ts";
+import type { HumanHandlers } from "./program.ts";
+
+/**
+ * The commands for people. Each loads its module only when it runs, so that the protocol
+ * verbs, which Terraform runs over and over, never pay for them. Commands return data;
+ * this file turns it into lines on stdout.
+ */
+export function humanHandlers(
+  io: Io,
+  version: string,
+  openStore: (options: GlobalOptions) => CredentialStore | Promise<CredentialStore>,
+): HumanHandlers {
+  const say = (line: string) => io.stdout.write(`${line}\n`);
+  return {
+    async install(options, { force, dryRun }) {
+      const { planInstall, applyInstall } = await import("../commands/install.ts");
+      const plan = planInstall(io, helperArgs(options), force);
+      const would = dryRun ? "would be " : "";
+      const helperVerb = {
+        installed: "installed",
+        updated: "updated",
+        unchanged: "already up to date",
+      }[plan.helper.change];
+      say(
+        `helper: ${plan.helper.target} ${plan.helper.change === "unchanged" ? helperVerb : would + helperVerb}`,
+      );
+      for (const config of plan.configs) {
+        const tools = config.tools.join(" and ");
+        say(
+          config.change === "unchanged"
+            ? `config: ${config.file} (${tools}) already has the block`
+            : `config: ${config.file} (${tools}): credentials_helper block ${would}${config.change}`,
+        );
+      }
+      if (dryRun) {
+        say("the block:");
+        for (const line of plan.block.trimEnd().split("\n")) say(`  ${line}`);
+        say("dry run: nothing was changed");
+        return;
+      }
+      applyInstall(plan);
+      say('next: "terraform login HOST" (or "tofu login HOST") stores the token in the keychain;');
+      say(`      "${plan.helper.target} import" moves tokens already in credentials.tfrc.json;`);
+      say(`      "${plan.helper.target} doctor" checks the set-up`);
+    },
+
+    async uninstall(_options, { dryRun }) {
+      const { planUninstall, applyUninstall } = await import("../commands/install.ts");
+      const plan = planUninstall(io);
+      const would = dryRun ? "would be " : "";
+      say(
+        plan.helper.present
+          ? `helper: ${plan.helper.target} ${would}removed`
+          : `helper: ${plan.helper.target} not installed`,
+      );
+      for (const config of plan.configs) {
+        say(
+          config.change === "removed"
+            ? `config: ${config.file}: credentials_helper block ${would}removed`
+            : `config: ${config.file} has no credentials_helper "keychain" block`,
+        );
+      }
+      if (dryRun) {
+        say("dry run: nothing was changed");
+        return;
+      }
+      applyUninstall(plan);
+      say("the tokens stay in the keychain: forget them first if you no longer want them");
+    },
+
+    async import(options, { keep }) {
+      const [{ importCredentials }, { locationsOf }] = await Promise.all([
+        import("../commands/import.ts"),
+        import("../commands/install.ts"),
+      ]);
+      const locations = locationsOf(io);
+      const results = await importCredentials(await openStore(options), locations, keep);
+      if (results.length === 0) {
+        say(`nothing to import: no hosts in ${locations.credentialsFiles.join(" or ")}`);
+        return;
+      }
+      for (const result of results) {
+        if (result.outcome === "failed")
+          say(`failed: ${result.host} (stays in ${result.file}): ${result.reason ?? ""}`);
+        else say(`${result.outcome}: ${result.host} from ${result.file} into the keychain`);
+      }
+      const failures = results.filter((result) => result.outcome === "failed").length;
+      if (failures > 0)
+        throw new CliError(`${failures} of ${results.length} hosts could not be imported`);
+    },
+
+    async list(options, { json }) {
+      const hosts = await (await openStore(options)).list();
+      if (json) say(JSON.stringify(hosts));
+      else for (const host of hosts) say(host);
+    },
+
+    async doctor(options) {
+      const { runDoctor } = await import("../commands/doctor.ts");
+      const checks = await runDoctor(io, version, options, helperArgs(options), () =>
+        openStore(options),
+      );
+      for (const check of checks) {
+        say(
+          `${check.status === "ok" ? "ok  " : check.status === "warn" ? "warn" : "FAIL"}  ${check.title}`,
+        );
+        for (const line of check.details) say(`      ${line}`);
+        if (check.fix !== undefined && check.status !== "ok") say(`      fix: ${check.fix}`);
+      }
+      const failed = checks.filter((check) => check.status === "fail").length;
+      if (failed > 0)
+        throw new CliError(`doctor: ${failed} check${failed === 1 ? "" : "s"} failed`);
+    },
+  };
+}
+
+/** The `args` of the credentials_helper block that selects the same store as these options. */
+export function helperArgs(options: GlobalOptions): string[] {
+  return [
+    ...(options.backend === "keychain" ? [] : ["--backend", options.backend]),
+    ...(options.service === DEFAULT_SERVICE ? [] : ["--service", options.service]),
+  ];
+}

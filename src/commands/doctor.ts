@@ -1,0 +1,260 @@
+import { execFile } from "node:child_process";
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import type { GlobalOptions } from "../cli/options.ts";
+import { normalizeHostname } from "../protocol/hostname.ts";
+import type { CredentialStore } from "../stores/credential-store.ts";
+import { probeSecretService } from "../stores/secret-service-probe.ts";
+import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-config.ts";
+import { parseCredentialsFile } from "../terraform/credentials-file.ts";
+import { HELPER_BLOCK_NAME, locationsOf, type Machine } from "./install.ts";
+import { readTextIfExists } from "./files.ts";
+
+export interface Check {
+  readonly status: "ok" | "warn" | "fail";
+  readonly title: string;
+  readonly details: readonly string[];
+  readonly fix?: string;
+}
+
+/**
+ * `doctor`: what stands between `terraform` and the keychain, each finding with its fix.
+ * It never prints a token: it reads credential files and variables for host names only.
+ */
+export async function runDoctor(
+  io: Machine,
+  version: string,
+  options: GlobalOptions,
+  helperArgs: readonly string[],
+  openStore: () => CredentialStore | Promise<CredentialStore>,
+): Promise<Check[]> {
+  const locations = locationsOf(io);
+  const checks: Check[] = [];
+
+  checks.push(await keychainCheck(io, options, openStore));
+  checks.push(
+    await installationCheck(io, version, locations.helperInstallPath, locations.pluginDirs),
+  );
+
+  const configFiles = [...new Set([locations.terraformConfigFile, locations.tofuConfigFile])];
+  for (const file of configFiles) {
+    const tools = [
+      file === locations.terraformConfigFile ? "Terraform" : undefined,
+      file === locations.tofuConfigFile ? "OpenTofu" : undefined,
+    ].filter(Boolean);
+    checks.push(configCheck(file, tools.join(" and "), helperArgs));
+  }
+
+  if (locations.configFileFromEnv) {
+    checks.push({
+      status: "warn",
+      title: `TF_CLI_CONFIG_FILE is set: ${locations.terraformConfigFile} is the only CLI config file read`,
+      details: ["~/.terraformrc and ~/.tofurc are not read while it is set"],
+      fix: "make sure that file has the credentials_helper block, or unset TF_CLI_CONFIG_FILE",
+    });
+  }
+  checks.push(shadowCheck(io.env, locations.credentialsFiles, configFiles));
+  return checks;
+}
+
+async function keychainCheck(
+  io: Machine,
+  options: GlobalOptions,
+  openStore: () => CredentialStore | Promise<CredentialStore>,
+): Promise<Check> {
+  const title = `keychain (service "${options.service}")`;
+  if (io.platform === "linux") {
+    const probe = await probeSecretService(io.env);
+    if (!probe.safeToOpen) {
+      return {
+        status: probe.status,
+        title: `${title}: ${probe.summary}`,
+        details: [],
+        ...(probe.fix ? { fix: probe.fix } : {}),
+      };
+    }
+  }
+  try {
+    const hosts = await (await openStore()).list();
+    return {
+      status: "ok",
+      title: `${title}: reachable, ${hosts.length} host${hosts.length === 1 ? "" : "s"} stored`,
+      details: hosts.map((host) => `has credentials for ${host}`),
+    };
+  } catch (error) {
+    return {
+      status: "fail",
+      title: `${title}: not reachable`,
+      details: [(error as Error).message],
+    };
+  }
+}
+
+async function installationCheck(
+  io: Machine,
+  version: string,
+  target: string,
+  pluginDirs: readonly string[],
+): Promise<Check> {
+  const copies = pluginDirs.flatMap((dir) => helperFilesIn(dir));
+  const installed = await versionOf(target, io.env);
+  const others = copies.filter((file) => file !== target);
+  const details = others.map(
+    (file) =>
+      `another copy: ${file} (Terraform uses the newest _vX.Y.Z suffix, else the first found)`,
+  );
+  if (installed === undefined) {
+    return {
+      status: "fail",
+      title: `not installed: ${target} is missing or does not run`,
+      details,
+      fix: `run "${io.execPath} install"`,
+    };
+  }
+  if (installed !== version) {
+    return {
+      status: "warn",
+      title: `installed ${target} is version ${installed}, this one is ${version}`,
+      details,
+      fix: `run "${io.execPath} install" to replace it`,
+    };
+  }
+  return {
+    status: others.length > 0 ? "warn" : "ok",
+    title: `installed: ${target} (version ${installed})`,
+    details,
+  };
+}
+
+function configCheck(file: string, tools: string, helperArgs: readonly string[]): Check {
+  const text = readTextIfExists(file);
+  const fix = `run "terraform-credentials-keychain install", or add: credentials_helper "${HELPER_BLOCK_NAME}" {}`;
+  if (text === undefined) {
+    return {
+      status: "fail",
+      title: `CLI config ${file} (${tools}) does not exist`,
+      details: [],
+      fix,
+    };
+  }
+  let helpers;
+  try {
+    helpers = findCredentialsHelpers(text);
+  } catch (error) {
+    return {
+      status: "fail",
+      title: `CLI config ${file} (${tools}) cannot be read`,
+      details: [(error as Error).message],
+    };
+  }
+  const ours = helpers.find((helper) => helper.name === HELPER_BLOCK_NAME);
+  if (ours === undefined) {
+    const other = helpers[0];
+    return {
+      status: "fail",
+      title: `CLI config ${file} (${tools}) has no credentials_helper "${HELPER_BLOCK_NAME}" block`,
+      details: other ? [`it names the helper "${other.name}" instead`] : [],
+      fix: other ? `run "terraform-credentials-keychain install --force"` : fix,
+    };
+  }
+  const args = ours.args ?? [];
+  if (args.join("\0") !== helperArgs.join("\0")) {
+    return {
+      status: "warn",
+      title: `CLI config ${file} (${tools}) runs the helper with args ${JSON.stringify(args)}`,
+      details: [
+        `this check ran with ${JSON.stringify(helperArgs)}: Terraform sees a different set of entries`,
+      ],
+      fix: "run doctor with the same options as the block's args, or install again with the options you want",
+    };
+  }
+  return {
+    status: "ok",
+    title: `CLI config ${file} (${tools}) has the credentials_helper block`,
+    details: [],
+  };
+}
+
+/** Hosts whose token comes from somewhere that wins over the helper (Terraform ≥ 1.2). */
+function shadowCheck(
+  env: Readonly<Record<string, string | undefined>>,
+  credentialsFiles: readonly string[],
+  configFiles: readonly string[],
+): Check {
+  const details: string[] = [];
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith("TF_TOKEN_") || !env[name]) continue;
+    details.push(`${hostOfTokenVariable(name)}: the variable ${name} wins over the helper`);
+  }
+  const fromEnv = env.TF_CLI_CONFIG_FILE !== undefined && env.TF_CLI_CONFIG_FILE !== "";
+  for (const file of credentialsFiles) {
+    const text = readTextIfExists(file);
+    if (text === undefined) continue;
+    try {
+      for (const { name } of parseCredentialsFile(text, file).hosts) {
+        details.push(
+          `${name}: ${file} holds a plaintext token that wins over the helper${fromEnv ? " (only where TF_CLI_CONFIG_FILE is not set)" : ""}`,
+        );
+      }
+    } catch (error) {
+      details.push((error as Error).message);
+    }
+  }
+  for (const file of configFiles) {
+    const text = readTextIfExists(file);
+    if (text === undefined) continue;
+    try {
+      for (const host of findCredentialsBlocks(text))
+        details.push(`${host}: a credentials block in ${file} wins over the helper`);
+    } catch {
+      // Reported by the config check.
+    }
+  }
+  return details.length === 0
+    ? {
+        status: "ok",
+        title: "no host is shadowed by TF_TOKEN_* variables or plaintext credentials",
+        details,
+      }
+    : {
+        status: "warn",
+        title: "these hosts do not use the helper",
+        details,
+        fix: '"terraform-credentials-keychain import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks',
+      };
+}
+
+/** `TF_TOKEN_app_terraform_io` names `app.terraform.io`: "__" stands for "-", "_" for ".". */
+function hostOfTokenVariable(name: string): string {
+  const raw = name
+    .slice("TF_TOKEN_".length)
+    .replace(/__/g, "\0")
+    .replace(/_/g, ".")
+    .replace(/\0/g, "-");
+  try {
+    return normalizeHostname(raw);
+  } catch {
+    return raw;
+  }
+}
+
+function helperFilesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((name) => name.startsWith("terraform-credentials-keychain"))
+      .map((name) => path.join(dir, name));
+  } catch {
+    return [];
+  }
+}
+
+function versionOf(
+  executable: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(executable, ["--version"], { env, timeout: 5000 }, (error, stdout) => {
+      resolve(error ? undefined : stdout.trim());
+    });
+  });
+}

@@ -1,0 +1,474 @@
+import { spawn } from "node:child_process";
+import { mkdir, readdir, rmdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { CliError } from "../errors.ts";
+import type { Hostname } from "../protocol/hostname.ts";
+import { normalizeHostname } from "../protocol/hostname.ts";
+import type { CredentialStore } from "./credential-store.ts";
+
+/** What `createPassStore` needs; everything comes in as values, nothing is read globally. */
+export interface PassStoreOptions {
+  /** Keeps separate sets of entries apart: the middle folder of each entry's name. */
+  readonly service: string;
+  /** The environment that `pass` (and through it gpg, gpg-agent and git) runs with. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where `~/.password-store` is when PASSWORD_STORE_DIR is not set. */
+  readonly homedir: string;
+  /** The `pass` executable, looked up on the PATH in `env`; "pass" unless given. */
+  readonly passCommand?: string;
+  /**
+   * How long one `pass` run may take before it is killed; 30 s unless given. Waiting for
+   * another process to release the store's lock is bounded by a little over twice that.
+   */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The standard Unix password store (`pass`), for machines without a Secret Service: build
+ * machines, SSH sessions, containers, WSL. Each credentials object is one gpg-encrypted entry
+ * named `terraform-credentials/<service>/<host>`, service and host made safe as file names
+ * as `encodeHostForPath` describes. Secrets reach `pass` through its stdin only, never argv or environment.
+ *
+ * The environment goes to `pass` as it is (PASSWORD_STORE_DIR, PASSWORD_STORE_KEY, GNUPGHOME,
+ * the store's git repository all work as usual), except that gpg is told `--batch`; see
+ * `passEnvironment`. Operations on one store are serialised across processes by a lock
+ * directory, because gpg rewrites an entry in place. Failures are `CliError`s saying what to do.
+ * `get` and `forget` on a store that was never initialised find nothing, as `pass` itself does.
+ */
+export function createPassStore(options: PassStoreOptions): CredentialStore {
+  const command = options.passCommand ?? "pass";
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // pass reads `${PASSWORD_STORE_DIR:-$HOME/.password-store}`: an empty value counts as unset.
+  const storeDir = options.env.PASSWORD_STORE_DIR || path.join(options.homedir, ".password-store");
+  const folder = `${TOP_FOLDER}/${encodeSegment(options.service)}`;
+  const entryName = (host: Hostname) => `${folder}/${encodeHostForPath(host)}`;
+  const env = passEnvironment(options.env);
+  const context: FailureContext = { command, storeDir, timeoutMs };
+
+  const pass = (args: readonly string[], stdin?: string) =>
+    withStoreLock(storeDir, timeoutMs, () =>
+      runPass(command, args, env, timeoutMs, stdin, context),
+    );
+
+  return {
+    async get(host) {
+      const name = entryName(host);
+      const result = await pass(["show", name]);
+      if (result.code === 0) return withoutFinalNewline(result.stdout);
+      if (NOT_IN_STORE.test(result.stderr)) return undefined;
+      throw passFailure("read from", name, result, context);
+    },
+    async store(host, secret) {
+      const name = entryName(host);
+      // Written with a final newline, as `pass insert` without --multiline would (`echo`), so
+      // the entry looks like any other to `pass show`; `get` takes it off again.
+      const result = await pass(["insert", "--multiline", "--force", name], `${secret}\n`);
+      // pass exits 0 even when its git commit fails (no `set -e`, and it ends in `exit 0`): the
+      // entry is written and encrypted by then, so that is success, as it is for pass.
+      if (result.code !== 0) throw passFailure("write to", name, result, context);
+    },
+    async forget(host) {
+      const name = entryName(host);
+      const result = await pass(["rm", "--force", name]);
+      if (result.code !== 0 && !NOT_IN_STORE.test(result.stderr)) {
+        throw passFailure("delete from", name, result, context);
+      }
+    },
+    async list() {
+      // `pass ls` draws a tree for people; the directory itself is the index (as docker's
+      // pass.go does too). Reading it needs neither gpg nor the lock.
+      const dir = path.join(storeDir, ...folder.split("/"));
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch (error) {
+        if (isErrnoException(error) && (error.code === "ENOENT" || error.code === "ENOTDIR"))
+          return [];
+        throw new CliError(
+          `could not list the password store folder ${dir}: ${errorCode(error)}; check that it is readable`,
+          undefined,
+          { cause: error },
+        );
+      }
+      const hosts = new Set<Hostname>();
+      for (const name of names) {
+        if (!name.endsWith(ENTRY_SUFFIX)) continue;
+        // Anything that is not the canonical encoding of a hostname is not ours.
+        const host = decodeHostFromPath(name.slice(0, -ENTRY_SUFFIX.length));
+        if (host !== undefined) hosts.add(host);
+      }
+      return [...hosts].sort();
+    },
+  } satisfies CredentialStore;
+}
+
+/**
+ * The file-name-safe form of a hostname, used as the last segment of an entry's name. Bytes
+ * outside `[a-z0-9.-]` become `%XX` (upper-case hex of UTF-8): the port's colon (not allowed
+ * on Windows file systems, as under WSL's /mnt, and a separator in some tools), and anything
+ * that would let two hosts collide on a case-insensitive file system. A dot at the start or
+ * the end is encoded too, so the result is never `.`, `..`, a hidden file or a name ending in
+ * a dot (which Windows strips). Reversed exactly by `decodeHostFromPath`.
+ */
+export function encodeHostForPath(host: Hostname): string {
+  return encodeSegment(host);
+}
+
+/**
+ * The hostname that `encodeHostForPath` turned into `segment`, or `undefined` when `segment`
+ * is not exactly such an encoding (another spelling of the escapes, or not a hostname in
+ * Terraform's comparison form): such a file was not written by this store.
+ */
+export function decodeHostFromPath(segment: string): Hostname | undefined {
+  if (!/^(?:[a-z0-9.-]|%[0-9A-F]{2})+$/.test(segment)) return undefined;
+  let text: string;
+  try {
+    text = decodeURIComponent(segment);
+  } catch {
+    return undefined; // escapes that are not UTF-8
+  }
+  if (encodeSegment(text) !== segment) return undefined;
+  try {
+    const host = normalizeHostname(text);
+    return host === text ? host : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const TOP_FOLDER = "terraform-credentials";
+const ENTRY_SUFFIX = ".gpg";
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DOT = 0x2e;
+const utf8 = new TextEncoder();
+
+// What pass prints (then exits 1) for `show` and `rm` of an entry that does not exist.
+const NOT_IN_STORE = /is not in the password store\./;
+
+function encodeSegment(text: string): string {
+  const bytes = utf8.encode(text);
+  let encoded = "";
+  bytes.forEach((byte, i) => {
+    const char = String.fromCharCode(byte);
+    const edgeDot = byte === DOT && (i === 0 || i === bytes.length - 1);
+    encoded +=
+      /^[a-z0-9.-]$/.test(char) && !edgeDot
+        ? char
+        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  });
+  return encoded;
+}
+
+/**
+ * The child's environment: the caller's, unchanged, except that `--batch` is put in front
+ * of PASSWORD_STORE_GPG_OPTS.
+ *
+ * `--batch` stops gpg from asking its own questions on the terminal ("Use this key anyway?"
+ * for a key without full validity), which would wait forever when Terraform runs in a
+ * terminal. pass adds `--batch` itself whenever the binary is called gpg2 or GPG_AGENT_INFO
+ * is set, so pass is made to work with it; Debian has no gpg2, so there it is missing. It
+ * goes first, so that anything the user wrote still wins (gpg takes the last of competing
+ * options, `--no-batch` included).
+ *
+ * `--pinentry-mode=error` is deliberately not added. It would override a `pinentry-mode
+ * loopback` + `passphrase-file` setup in gpg.conf (a common CI recipe), and it would refuse
+ * the passphrase dialog that a desktop user, or a terminal with GPG_TTY set, can answer.
+ * Where no dialog can be shown (no display, no terminal: CI, containers), the pinentry fails
+ * at once and we say to unlock the key first; where one might be shown that nobody sees (an
+ * agent started from another session), the timeout ends the wait and says the same.
+ */
+function passEnvironment(
+  source: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (value !== undefined) env[name] = value;
+  }
+  const userOptions = env.PASSWORD_STORE_GPG_OPTS?.trim() ?? "";
+  env.PASSWORD_STORE_GPG_OPTS = userOptions === "" ? "--batch" : `--batch ${userOptions}`;
+  return env;
+}
+
+interface PassResult {
+  /** Exit code; null only if `pass` was killed by a signal that was not ours. */
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly args: readonly string[];
+}
+
+interface FailureContext {
+  readonly command: string;
+  readonly storeDir: string;
+  readonly timeoutMs: number;
+}
+
+// More than pass and gpg ever say; a bound so that a confused child cannot fill memory.
+const MAX_STDERR_BYTES = 64 * 1024;
+// After `pass` exits, how long to wait for its pipes to close: a process it left behind
+// (an agent started without closing its stderr) must not keep us waiting.
+const CLOSE_GRACE_MS = 1000;
+
+/**
+ * Runs `pass` once with `stdin` as its only input and collects its output. Resolves with the
+ * exit code whatever it is; throws a `CliError` only if `pass` cannot be started or runs out
+ * of time (then it is killed).
+ */
+function runPass(
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+  stdin: string | undefined,
+  context: FailureContext,
+): Promise<PassResult> {
+  return new Promise((resolve, reject) => {
+    // Not detached: a Ctrl-C in Terraform's terminal must reach pass and gpg as well.
+    const child = spawn(command, args, { env, stdio: ["pipe", "pipe", "pipe"] });
+    const stdout: Buffer[] = [];
+    let stderr = "";
+    let exitCode: number | null | undefined;
+    let settled = false;
+
+    const finish = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(grace);
+      outcome();
+    };
+    const done = () => {
+      finish(() => {
+        resolve({
+          code: exitCode ?? null,
+          stdout: Buffer.concat(stdout).toString("utf8"),
+          stderr,
+          args,
+        });
+      });
+    };
+
+    const timer = setTimeout(() => {
+      finish(() => {
+        // Only pass itself can be killed from here; a gpg it started and that still waits on
+        // the agent gets EPIPE once it writes to the pipes we close now.
+        child.kill("SIGKILL");
+        child.stdout.destroy();
+        child.stderr.destroy();
+        child.unref();
+        reject(timeoutFailure(args, context));
+      });
+    }, timeoutMs);
+    let grace: NodeJS.Timeout | undefined;
+
+    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      if (stderr.length < MAX_STDERR_BYTES) stderr += chunk;
+    });
+    // Always a pipe, ended at once when there is nothing to give: nothing we run may read
+    // the terminal Terraform was started from. pass may exit before reading (store not
+    // initialised); the exit code says why, so a broken pipe is no error of its own.
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(stdin);
+    child.once("error", (error) => {
+      finish(() => {
+        reject(spawnFailure(error, context));
+      });
+    });
+    child.once("exit", (code) => {
+      if (settled) return;
+      exitCode = code;
+      grace = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        done();
+      }, CLOSE_GRACE_MS);
+    });
+    child.once("close", done);
+  });
+}
+
+// The lock is a directory (mkdir is atomic) at the top of the store. Hidden, so `pass ls`
+// does not show it, and empty, so git never records it.
+const LOCK_NAME = ".terraform-credentials.lock";
+const LOCK_POLL_MS = 25;
+
+/**
+ * Runs `operation` while holding the store's lock. gpg writes an entry in place (truncate,
+ * then write), so without it two `store`s at once leave a damaged entry and a `get` during a
+ * `store` reads half a file (seen with 20 parallel `pass insert`s: "invalid packet",
+ * "encrypted message has been manipulated"). In a git store, two commits at once would also
+ * collide on git's index.lock. Terraform does start several helpers at once.
+ *
+ * A lock older than the timeout plus a margin is left over from a killed process and is taken
+ * over. When the lock cannot be created at all (no store directory yet, a read-only store),
+ * `operation` runs without it: pass then reports what is wrong, and nothing can write anyway.
+ */
+async function withStoreLock<T>(
+  storeDir: string,
+  timeoutMs: number,
+  operation: () => Promise<T>,
+): Promise<T> {
+  const lock = path.join(storeDir, LOCK_NAME);
+  const staleAfterMs = timeoutMs + 10_000;
+  const deadline = Date.now() + staleAfterMs + timeoutMs;
+  let held = false;
+  for (;;) {
+    try {
+      await mkdir(lock);
+      held = true;
+      break;
+    } catch (error) {
+      if (!isErrnoException(error) || error.code !== "EEXIST") break;
+    }
+    const age = await lockAge(lock);
+    if (age !== undefined && age > staleAfterMs) {
+      // A small race remains: two waiters may both see the same stale lock. It only arises
+      // after a process was killed while holding it.
+      await rmdir(lock).catch(() => undefined);
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new CliError(
+        `the password store in ${storeDir} is busy: ${lock} has been held for ${seconds(age ?? 0)} s by another process; if no terraform-credentials helper is running, remove that directory`,
+      );
+    }
+    await new Promise((resolve) =>
+      setTimeout(resolve, LOCK_POLL_MS + Math.random() * LOCK_POLL_MS),
+    );
+  }
+  try {
+    return await operation();
+  } finally {
+    if (held) await rmdir(lock).catch(() => undefined);
+  }
+}
+
+async function lockAge(lock: string): Promise<number | undefined> {
+  try {
+    return Date.now() - (await stat(lock)).mtimeMs;
+  } catch {
+    return undefined; // released meanwhile
+  }
+}
+
+function spawnFailure(error: Error, context: FailureContext): CliError {
+  const shown = JSON.stringify(context.command);
+  const code = errorCode(error);
+  if (code === "ENOENT") {
+    return new CliError(
+      `could not run ${shown}: it is not installed or not on the PATH; install pass and gnupg (for example "apt-get install pass", "dnf install pass" or "brew install pass") and create a store with "pass init <gpg-id>"`,
+      undefined,
+      { cause: error },
+    );
+  }
+  return new CliError(
+    `could not run ${shown} (${code}); check that it is the pass executable and that it may be run`,
+    undefined,
+    {
+      cause: error,
+    },
+  );
+}
+
+function timeoutFailure(args: readonly string[], context: FailureContext): CliError {
+  const name = args.at(-1) ?? "";
+  return new CliError(
+    `"pass ${args[0] ?? ""}" did not finish within ${seconds(context.timeoutMs)} s, most likely because gpg is waiting for a passphrase that nobody can enter here; unlock the key first (run "pass show ${name}" once in a terminal) or use a key without a passphrase on build machines`,
+  );
+}
+
+/**
+ * Says what a failed `pass` run means. pass and gpg report only in text, so the cases are
+ * recognised by the messages they print (pass 1.7.4, gpg 2.2; gpg's are translated, so in
+ * another language the generic message, which quotes gpg, is what the user sees).
+ */
+function passFailure(
+  action: string,
+  name: string,
+  result: PassResult,
+  context: FailureContext,
+): CliError {
+  const { stderr } = result;
+  const gpgLines = stderr
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith("gpg: ") && !GPG_NOISE.test(line));
+
+  // pass: "Error: You must run:\n    pass init your-gpg-id\nbefore you may use the password
+  // store." followed by its whole usage text: no .gpg-id anywhere above the entry.
+  if (/before you may use the password store/.test(stderr)) {
+    return new CliError(
+      `the password store in ${context.storeDir} is not initialised; run "pass init <gpg-id>" with the id of a GPG key on this machine (see "gpg --list-secret-keys"), or set PASSWORD_STORE_DIR to an existing store`,
+    );
+  }
+  // gpg -e: "gpg: <id>: skipped: No public key" / "Unusable public key" (expired, revoked,
+  // no encryption subkey) / "No name" (an e-mail address without a key), then
+  // "gpg: [stdin]: encryption failed: ...". The entry that was there is left as it was.
+  const skipped = gpgLines.find((line) => /: skipped: /.test(line));
+  if (
+    skipped !== undefined ||
+    /encryption failed: (No public key|Unusable public key)/.test(stderr)
+  ) {
+    return new CliError(
+      `gpg cannot encrypt to the key that the password store in ${context.storeDir} names in .gpg-id or PASSWORD_STORE_KEY (${oneLine(skipped ?? gpgLines.join("; "))}); import that public key or extend its expiry, or run "pass init <gpg-id>" with a usable key (see "gpg --list-secret-keys")`,
+    );
+  }
+  // gpg -d (exit 2): the agent could not use a secret key. pass passes --quiet, so gpg says
+  // only "decryption failed: No secret key", both when the key is absent (the entry was
+  // encrypted to another key) and when its passphrase cannot be asked for (no pinentry, no
+  // terminal: "Inappropriate ioctl for device" without --quiet).
+  if (
+    /decryption failed: No secret key|No pinentry|Inappropriate ioctl|Operation cancelled|Bad passphrase|problem with the agent/.test(
+      stderr,
+    )
+  ) {
+    return new CliError(
+      `gpg could not decrypt ${name} (${oneLine(gpgLines.join("; ") || stderr)}): its secret key is missing from this keyring or locked with a passphrase that cannot be asked for here; unlock the key first (run "pass show ${name}" once in a terminal, or preset the passphrase through gpg-agent) or use a key without a passphrase on build machines`,
+    );
+  }
+  // The first paragraph: after a blank line pass prints its usage text.
+  const detail = oneLine(
+    (stderr.split(/\n\s*\n/)[0] ?? "")
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "" && !GPG_NOISE.test(line))
+      .join("; "),
+  );
+  return new CliError(
+    `could not ${action} the password store in ${context.storeDir}: "pass ${result.args[0] ?? ""}" exited with ${result.code === null ? "a signal" : `code ${result.code}`}${detail === "" ? "" : ` (${detail})`}`,
+  );
+}
+
+// Lines gpg prints on success too; they would only hide the line that explains a failure.
+const GPG_NOISE =
+  /^gpg: (Note: |WARNING: unsafe|checking the trustdb|marginals needed|depth: |next trustdb check)/;
+
+/** Shortens pass/gpg output to one line that is safe to print (no controls, bounded). */
+function oneLine(text: string): string {
+  const flat = text
+    .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return flat.length > 300 ? `${flat.slice(0, 297)}...` : flat;
+}
+
+function seconds(milliseconds: number): number {
+  return Number((milliseconds / 1000).toFixed(1));
+}
+
+function withoutFinalNewline(text: string): string {
+  // The stored text is a JSON object without surrounding white space, so the one newline at
+  // the end is ours (see `store`). pass 1.7.4 gives back the bytes stored; docker's pass.go
+  // notes that some 1.7.x versions add a newline of their own: then there is still just one.
+  return text.endsWith("\n") ? text.slice(0, -1) : text;
+}
+
+function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && "code" in error;
+}
+
+function errorCode(error: unknown): string {
+  if (isErrnoException(error) && typeof error.code === "string") return error.code;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,667 @@
+import { CliError, ExitCode } from "../errors.ts";
+
+// Terraform and OpenTofu read the CLI config (`.terraformrc`, `terraform.rc`, `.tofurc`,
+// `*.tfrc` and `*.tfrc.json`) with HCL *1*, not HCL 2 native syntax:
+// internal/command/cliconfig/cliconfig.go calls `hcl.Parse` from github.com/hashicorp/hcl.
+// That matters here in three ways:
+// - HCL 1 picks JSON by content, not by file name: when the first non-space character is
+//   `{` the whole file is JSON (hcl `lexMode`). We only edit the native syntax.
+// - Lexing follows hcl/scanner/scanner.go: `${` inside a quoted string switches to counting
+//   braces and ignoring quotes until the braces balance; heredoc terminators may be indented
+//   for `<<` and `<<-` alike; `/* */` comments do not nest; `%{` is ordinary text.
+// - Values are decoded by hcl/strconv `Unquote`, which copies `${...}` verbatim and knows no
+//   `$${` escape, so HCL 2's `$${`/`%%{` escaping would reach the helper as literal text.
+// No npm package edits HCL while keeping bytes (`@cdktf/hcl2json` and `hcl2-parser` only
+// convert HCL 2 to JSON), hence this small scanner. It only needs top-level items and their
+// ranges, plus the body of each `credentials_helper` block.
+
+/** A top-level `credentials_helper` block as written in a CLI config file. */
+export interface HelperBlock {
+  /** The block's label, decoded: Terraform runs `terraform-credentials-<name>`. */
+  readonly name: string;
+  /**
+   * The `args` list, decoded, when it is a plain list of string literals. `undefined` when
+   * the block has no `args`, or when `argsUnparsed` is set.
+   */
+  readonly args: string[] | undefined;
+  /**
+   * True when `args` is present but is anything other than a list of plain string literals
+   * (an interpolation, a heredoc, a number, a repeated `args`, ...): we don't guess its value.
+   */
+  readonly argsUnparsed: boolean;
+  /**
+   * Offset (UTF-16 code units, as `String.prototype.slice` counts) where the block starts:
+   * the start of its line when only blanks precede it there, else its first character.
+   */
+  readonly start: number;
+  /**
+   * Offset just past the block: past its closing `}`, a comma and a line comment on that
+   * same line, and the line break, when the block ends its line; else just past the `}`.
+   */
+  readonly end: number;
+}
+
+/** What `addCredentialsHelper` did. The text is the whole new file. */
+export interface AddResult {
+  readonly text: string;
+  readonly change: "added" | "unchanged" | "replaced";
+}
+
+/** What `removeCredentialsHelper` did. The text is the whole new file. */
+export interface RemoveResult {
+  readonly text: string;
+  readonly removed: boolean;
+}
+
+/** Options for `addCredentialsHelper`. */
+export interface AddOptions {
+  /** Replace a different credentials_helper instead of refusing. */
+  readonly force?: boolean;
+}
+
+/**
+ * Every top-level `credentials_helper` block in a CLI config file's text, in file order.
+ * Blocks nested in other blocks, and text inside comments, strings and heredocs, are not
+ * blocks. The block type matches case-insensitively, as Terraform's decoder does; the label
+ * may be quoted or a bare identifier.
+ *
+ * Throws a `CliError` when the text can't be scanned (an unterminated string, comment,
+ * heredoc or bracket, a stray character), when the file is in JSON syntax, or when a
+ * `credentials_helper` is written in a form other than `credentials_helper "NAME" { ... }`:
+ * we never guess, the person edits the file by hand.
+ */
+export function findCredentialsHelpers(text: string): HelperBlock[] {
+  const helpers: HelperBlock[] = [];
+  for (const item of topLevelItems(text)) {
+    const [type, label] = item.keys;
+    if (type === undefined || !isKey(text, type, "credentials_helper")) continue;
+    const name = label === undefined ? undefined : decodeKey(text, label);
+    if (item.assign || item.keys.length !== 2 || name === undefined) {
+      throw new CliError(
+        `the CLI config file has a credentials_helper on line ${lineOf(text, type.start)} written in a form this tool does not edit; edit it by hand`,
+      );
+    }
+    const body = parseBody(new Lexer(text, item.value.end), item.value);
+    helpers.push({
+      name,
+      ...readArgs(text, body),
+      start: lineStartBefore(text, type.start),
+      end: blockEnd(text, item.end),
+    });
+  }
+  return helpers;
+}
+
+/**
+ * The hosts of the top-level `credentials "HOST" { ... }` blocks, in file order, as written
+ * (not normalized). Such a block wins over the helper for its host, even when empty. Other
+ * spellings of `credentials` are skipped. Throws like `findCredentialsHelpers`.
+ */
+export function findCredentialsBlocks(text: string): string[] {
+  const hosts: string[] = [];
+  for (const item of topLevelItems(text)) {
+    const [type, label, ...more] = item.keys;
+    if (type === undefined || !isKey(text, type, "credentials")) continue;
+    const host = label === undefined ? undefined : decodeKey(text, label);
+    if (!item.assign && more.length === 0 && host !== undefined) hosts.push(host);
+  }
+  return hosts;
+}
+
+/**
+ * The block `install` writes: `credentials_helper "NAME" {}` when `args` is empty, else the
+ * block with an `args = [...]` line, always ending in `\n`. Strings are quoted so that HCL 1
+ * (what Terraform reads) and HCL 2 decode them alike: `"` and `\` are escaped, line breaks
+ * and tabs become `\n` `\r` `\t`, other control characters `\uXXXX`.
+ *
+ * Throws a `CliError` (`Usage`) for a name or argument containing `${`, which HCL 1 always
+ * reads as an interpolation and has no escape for, or an unpaired UTF-16 surrogate.
+ */
+export function renderCredentialsHelper(name: string, args: readonly string[]): string {
+  const header = `credentials_helper ${quote(name)} {`;
+  if (args.length === 0) return `${header}}\n`;
+  return `${header}\n  args = [${args.map(quote).join(", ")}]\n}\n`;
+}
+
+/**
+ * Makes the CLI config text configure exactly the helper `name` with `args`, keeping every
+ * other byte.
+ *
+ * - `unchanged` (same text) when the file already has exactly that one helper, however it
+ *   is spelled: installing twice is installing once.
+ * - `added` when the file has no helper: the block goes at the end, after a line break when
+ *   the text lacks a final one, and after one blank line unless the text is empty.
+ * - Otherwise Terraform allows only one helper, so this throws a `CliError` naming what is
+ *   there, unless `force`: then the first helper is replaced in place, the others removed,
+ *   and the result is `replaced`.
+ *
+ * Inserted line breaks follow the file's first line break (`\r\n` or `\n`). Throws like
+ * `findCredentialsHelpers` on text it can't read, and like `renderCredentialsHelper` on
+ * values it can't write. `removeCredentialsHelper` undoes `added` exactly, except that a
+ * file without a final line break gets one.
+ */
+export function addCredentialsHelper(
+  text: string,
+  name: string,
+  args: readonly string[],
+  options: AddOptions = {},
+): AddResult {
+  const helpers = findCredentialsHelpers(text);
+  const eol = lineBreakOf(text);
+  const block = renderCredentialsHelper(name, args).replaceAll("\n", eol);
+
+  const [first, ...others] = helpers;
+  if (first === undefined) {
+    let prefix = text;
+    if (prefix !== "") {
+      if (!prefix.endsWith("\n")) prefix += eol;
+      prefix += eol;
+    }
+    return { text: prefix + block, change: "added" };
+  }
+  if (others.length === 0 && isSameHelper(first, name, args)) {
+    return { text, change: "unchanged" };
+  }
+  if (options.force !== true) {
+    throw new CliError(
+      `the CLI config already sets credentials_helper ${helpers.map(describe).join(" and ")}; rerun with --force to replace ${helpers.length === 1 ? "it" : "them"}`,
+    );
+  }
+
+  // From the end backwards, so that the offsets of the blocks before stay valid.
+  let result = text;
+  for (const extra of others.reverse()) result = cut(result, extra);
+  return {
+    text: result.slice(0, first.start) + block + result.slice(first.end),
+    change: "replaced",
+  };
+}
+
+/**
+ * Removes every top-level `credentials_helper` block labelled `name`, leaving helpers of
+ * other names and all other bytes alone. Where a block stood, at most one blank line stays
+ * (the one `addCredentialsHelper` put before a block it appended goes with it), so install
+ * and uninstall cycles give the original text back. `removed` is false, and the text the
+ * same, when there was no such block. Throws like `findCredentialsHelpers`.
+ */
+export function removeCredentialsHelper(text: string, name: string): RemoveResult {
+  const targets = findCredentialsHelpers(text).filter((helper) => helper.name === name);
+  let result = text;
+  // From the end backwards, so that the offsets of the blocks before stay valid.
+  for (const helper of targets.reverse()) result = cut(result, helper);
+  return { text: result, removed: targets.length > 0 };
+}
+
+// ---------------------------------------------------------------------------------------
+// Editing
+
+/** Removes `range` from `text`, then collapses the blank lines it leaves to at most one. */
+function cut(text: string, range: { readonly start: number; readonly end: number }): string {
+  let before = text.slice(0, range.start);
+  let after = text.slice(range.end);
+  const ownedWholeLines =
+    (before === "" || before.endsWith("\n")) && (after === "" || text[range.end - 1] === "\n");
+  if (!ownedWholeLines) return before + after;
+
+  if (after === "") {
+    // The block was last: drop the blank line that separated it, as `add` wrote it.
+    before = before.replace(/(\r?\n)\r?\n$/, "$1");
+  } else if ((before === "" || /\n\r?\n$/.test(before)) && /^\r?\n/.test(after)) {
+    // Blank lines above and below (or the file's start above): keep only the one above.
+    after = after.replace(/^\r?\n/, "");
+  }
+  return before + after;
+}
+
+/** The line break the file already uses, judged by its first one; `\n` for one-liners. */
+function lineBreakOf(text: string): "\n" | "\r\n" {
+  const newline = text.indexOf("\n");
+  return newline > 0 && text[newline - 1] === "\r" ? "\r\n" : "\n";
+}
+
+function lineStartBefore(text: string, position: number): number {
+  let start = position;
+  while (start > 0 && isBlank(text[start - 1])) start--;
+  return start === 0 || text[start - 1] === "\n" ? start : position;
+}
+
+function blockEnd(text: string, afterBrace: number): number {
+  let end = afterBrace;
+  let at = afterBrace;
+  while (isBlank(text[at])) at++;
+  // HCL 1 allows a comma after an item; it belongs to the block we might remove.
+  if (text[at] === ",") {
+    end = ++at;
+    while (isBlank(text[at])) at++;
+  }
+  if (text[at] === "#" || text.startsWith("//", at)) {
+    const newline = text.indexOf("\n", at);
+    at = newline === -1 ? text.length : newline;
+  }
+  if (at === text.length) return at;
+  if (text[at] === "\n") return at + 1;
+  if (text.startsWith("\r\n", at)) return at + 2;
+  return end;
+}
+
+function isBlank(char: string | undefined): boolean {
+  return char === " " || char === "\t";
+}
+
+function isSameHelper(helper: HelperBlock, name: string, args: readonly string[]): boolean {
+  const existing = helper.args ?? [];
+  return (
+    !helper.argsUnparsed &&
+    helper.name === name &&
+    existing.length === args.length &&
+    existing.every((arg, index) => arg === args[index])
+  );
+}
+
+function describe(helper: HelperBlock): string {
+  const name = JSON.stringify(helper.name);
+  if (helper.argsUnparsed) return `${name} (with args this tool cannot read)`;
+  if (helper.args === undefined || helper.args.length === 0) return name;
+  return `${name} with args ${JSON.stringify(helper.args)}`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Strings
+
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
+  "\\": "\\\\",
+  '"': '\\"',
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+};
+
+function quote(value: string): string {
+  if (value.includes("${")) {
+    throw new CliError(
+      `cannot write ${JSON.stringify(value)} to the CLI config: Terraform reads "\${" as the start of an interpolation`,
+      ExitCode.Usage,
+    );
+  }
+  if (/\p{Cs}/u.test(value)) {
+    throw new CliError(
+      `cannot write ${JSON.stringify(value)} to the CLI config: it contains an unpaired surrogate`,
+      ExitCode.Usage,
+    );
+  }
+  let quoted = '"';
+  for (const char of value) {
+    const code = char.codePointAt(0) ?? 0;
+    const simple = SIMPLE_ESCAPES[char];
+    if (simple !== undefined) quoted += simple;
+    else if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) {
+      quoted += `\\u${code.toString(16).padStart(4, "0")}`;
+    } else quoted += char;
+  }
+  return `${quoted}"`;
+}
+
+const DECODED_ESCAPES: Readonly<Record<string, string>> = {
+  a: "\x07",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "\\": "\\",
+  '"': '"',
+};
+
+/**
+ * The value of a quoted string's contents, as hcl/strconv `Unquote` decodes it; `undefined`
+ * for an interpolation or an escape that yields a raw byte rather than a character.
+ */
+function decodeString(raw: string): string | undefined {
+  if (raw.includes("${")) return undefined;
+  let decoded = "";
+  let at = 0;
+  while (at < raw.length) {
+    const char = raw[at] ?? "";
+    if (char !== "\\") {
+      decoded += char;
+      at++;
+      continue;
+    }
+    const kind = raw[at + 1] ?? "";
+    const simple = DECODED_ESCAPES[kind];
+    if (simple !== undefined) {
+      decoded += simple;
+      at += 2;
+      continue;
+    }
+    const octal = /[0-7]/.test(kind);
+    const width = octal ? 3 : kind === "x" ? 2 : kind === "u" ? 4 : kind === "U" ? 8 : 0;
+    const first = octal ? at + 1 : at + 2;
+    const digits = raw.slice(first, first + width);
+    if (width === 0 || !(octal ? /^[0-7]+$/ : /^[0-9a-fA-F]+$/).test(digits)) return undefined;
+    if (digits.length !== width) return undefined;
+    const code = Number.parseInt(digits, octal ? 8 : 16);
+    const isByte = octal || kind === "x";
+    if ((isByte && code >= 0x80) || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
+      return undefined;
+    }
+    decoded += String.fromCodePoint(code);
+    at = first + width;
+  }
+  return decoded;
+}
+
+function decodeKey(text: string, token: Token): string | undefined {
+  const source = text.slice(token.start, token.end);
+  return token.kind === "string" ? decodeString(source.slice(1, -1)) : source;
+}
+
+// ---------------------------------------------------------------------------------------
+// Parsing: just enough of HCL 1's object lists to find items and their extents
+
+interface Item {
+  readonly keys: readonly Token[];
+  /** `key = value` rather than `key "label" { ... }`. */
+  readonly assign: boolean;
+  /** The value's first token: the `{` of a block. */
+  readonly value: Token;
+  /** Just past the value, or past the block's `}`. */
+  readonly end: number;
+}
+
+// HCL 1 identifiers (scanIdentifier): a letter or `_`, then letters, digits, `_`, `-`, `.`.
+const IDENTIFIER = /^[\p{L}_][\p{L}\p{Nd}_.-]*$/u;
+const CLOSER: Readonly<Record<string, TokenKind>> = { "{": "}", "[": "]" };
+
+function topLevelItems(text: string): Item[] {
+  // hcl lexMode: leading Unicode white space (Go unicode.IsSpace), then `{`, means JSON.
+  if (/^\p{White_Space}*\{/u.test(text)) {
+    throw new CliError(
+      "the CLI config file is in JSON syntax, which this tool does not edit; add or remove the credentials_helper block by hand",
+    );
+  }
+  return parseBody(new Lexer(text, 0), undefined);
+}
+
+/** Whether `token` names `key`: hcl `ObjectList.Filter` compares with strings.EqualFold. */
+function isKey(text: string, token: Token, key: string): boolean {
+  return decodeKey(text, token)?.toLowerCase() === key;
+}
+
+/** The items of a body: the file (`open` undefined) or a block after its `{`. */
+function parseBody(lexer: Lexer, open: Token | undefined): Item[] {
+  const items: Item[] = [];
+  for (;;) {
+    let token = lexer.next();
+    if (token === undefined) {
+      if (open !== undefined) throw lexer.fail(open.start, `"{" is never closed`);
+      return items;
+    }
+    if (open !== undefined && token.kind === "}") return items;
+
+    const keys: Token[] = [];
+    while (token !== undefined && (token.kind === "word" || token.kind === "string")) {
+      if (token.kind === "word" && !IDENTIFIER.test(lexer.source(token))) {
+        throw lexer.fail(token.start, `unexpected ${lexer.describe(token)}`);
+      }
+      keys.push(token);
+      token = lexer.next();
+    }
+    const lastKey = keys.at(-1);
+    if (token === undefined) {
+      throw lexer.fail(lastKey?.start ?? 0, "a name without a value at the end of the file");
+    }
+    if (lastKey === undefined || (token.kind !== "{" && token.kind !== "=")) {
+      throw lexer.fail(token.start, `unexpected ${lexer.describe(token)}`);
+    }
+    if (token.kind === "=") {
+      // HCL 1 refuses `foo "bar" = ...` ("nested object expected").
+      if (keys.length > 1) throw lexer.fail(token.start, `unexpected "="`);
+      const value = lexer.next();
+      if (value === undefined) throw lexer.fail(token.start, `a value is missing after "="`);
+      items.push({ keys, assign: true, value, end: skipValue(lexer, value) });
+    } else {
+      items.push({ keys, assign: false, value: token, end: skipGroup(lexer, token) });
+    }
+    // HCL 1 lets items be separated by commas.
+    if (lexer.peek()?.kind === ",") lexer.next();
+  }
+}
+
+function skipValue(lexer: Lexer, value: Token): number {
+  switch (value.kind) {
+    case "word":
+    case "string":
+    case "heredoc":
+      return value.end;
+    case "{":
+    case "[":
+      return skipGroup(lexer, value);
+    case "}":
+    case "]":
+    case ",":
+    case "=":
+      throw lexer.fail(value.start, `expected a value, found ${lexer.describe(value)}`);
+  }
+}
+
+/** Skips to the bracket closing `open`, returning the offset just past it. */
+function skipGroup(lexer: Lexer, open: Token): number {
+  const stack: Token[] = [open];
+  for (;;) {
+    const token = lexer.next();
+    if (token === undefined) {
+      const innermost = stack.at(-1) ?? open;
+      throw lexer.fail(innermost.start, `"${innermost.kind}" is never closed`);
+    }
+    if (token.kind === "{" || token.kind === "[") stack.push(token);
+    else if (token.kind === "}" || token.kind === "]") {
+      const opened = stack.pop();
+      if (opened === undefined || CLOSER[opened.kind] !== token.kind) {
+        throw lexer.fail(token.start, `unexpected "${token.kind}"`);
+      }
+      if (stack.length === 0) return token.end;
+    }
+  }
+}
+
+function readArgs(
+  text: string,
+  body: readonly Item[],
+): { args: string[] | undefined; argsUnparsed: boolean } {
+  const found = body.filter((item) => {
+    const [key] = item.keys;
+    return key !== undefined && isKey(text, key, "args");
+  });
+  const [item] = found;
+  if (item === undefined) return { args: undefined, argsUnparsed: false };
+  const args = found.length === 1 && item.assign ? readStringList(text, item.value) : undefined;
+  return args === undefined ? { args, argsUnparsed: true } : { args, argsUnparsed: false };
+}
+
+/** `[ "a", "b", ]` with comments anywhere, decoded; `undefined` for anything else. */
+function readStringList(text: string, open: Token): string[] | undefined {
+  if (open.kind !== "[") return undefined;
+  const lexer = new Lexer(text, open.end);
+  const values: string[] = [];
+  for (;;) {
+    let token = lexer.next();
+    if (token?.kind === "]") return values;
+    if (token?.kind !== "string") return undefined;
+    const value = decodeString(lexer.source(token).slice(1, -1));
+    if (value === undefined) return undefined;
+    values.push(value);
+    token = lexer.next();
+    if (token?.kind === "]") return values;
+    if (token?.kind !== ",") return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Lexing, after hcl/scanner/scanner.go
+
+type TokenKind = "word" | "string" | "heredoc" | "{" | "}" | "[" | "]" | "," | "=";
+
+interface Token {
+  readonly kind: TokenKind;
+  readonly start: number;
+  readonly end: number;
+}
+
+const PUNCTUATION: ReadonlySet<string> = new Set(["{", "}", "[", "]", ",", "="]);
+// A word is an identifier, number or keyword. HCL 1 refuses other characters outside strings;
+// we let them into words, which can't hide a block boundary, and check keys separately.
+const WORD = /[^ \t\r\n"#/<{}[\],=]+/y;
+const HEREDOC_ANCHOR = /[\p{L}\p{Nd}_]*/uy;
+
+class Lexer {
+  readonly #text: string;
+  #at: number;
+
+  constructor(text: string, at: number) {
+    this.#text = text;
+    this.#at = at;
+  }
+
+  source(token: Token): string {
+    return this.#text.slice(token.start, token.end);
+  }
+
+  describe(token: Token): string {
+    if (token.kind === "string") return "a string";
+    if (token.kind === "heredoc") return "a heredoc";
+    if (token.kind === "word") return JSON.stringify(this.source(token).slice(0, 40));
+    return `"${token.kind}"`;
+  }
+
+  fail(at: number, problem: string): CliError {
+    return new CliError(
+      `could not read the CLI config file as HCL: ${problem} on line ${lineOf(this.#text, at)}; fix the file or edit it by hand`,
+    );
+  }
+
+  peek(): Token | undefined {
+    const at = this.#at;
+    const token = this.next();
+    this.#at = at;
+    return token;
+  }
+
+  /** The next token, skipping white space and comments; `undefined` at the end. */
+  next(): Token | undefined {
+    const text = this.#text;
+    for (;;) {
+      const start = this.#at;
+      const char = text[start];
+      if (char === undefined) return undefined;
+      if (char === " " || char === "\t" || char === "\r" || char === "\n") {
+        this.#at++;
+      } else if (char === "#" || text.startsWith("//", start)) {
+        const newline = text.indexOf("\n", start);
+        this.#at = newline === -1 ? text.length : newline;
+      } else if (text.startsWith("/*", start)) {
+        // Searching from after "/*" means "/*/" does not close itself, as in HCL 1.
+        const close = text.indexOf("*/", start + 2);
+        if (close === -1) throw this.fail(start, `"/*" comment is never closed`);
+        this.#at = close + 2;
+      } else if (char === "/") {
+        throw this.fail(start, `unexpected "/"`);
+      } else if (char === '"') {
+        this.#at = this.#stringEnd(start);
+        return { kind: "string", start, end: this.#at };
+      } else if (char === "<") {
+        this.#at = this.#heredocEnd(start);
+        return { kind: "heredoc", start, end: this.#at };
+      } else if (PUNCTUATION.has(char)) {
+        this.#at++;
+        return { kind: char as TokenKind, start, end: this.#at };
+      } else {
+        WORD.lastIndex = start;
+        // Every character WORD stops at has a branch above, so it always matches.
+        if (!WORD.test(text)) throw new Error(`no token at offset ${start}`);
+        this.#at = WORD.lastIndex;
+        return { kind: "word", start, end: this.#at };
+      }
+    }
+  }
+
+  /** hcl scanString: after `${`, quotes don't end the string until the braces balance. */
+  #stringEnd(start: number): number {
+    const text = this.#text;
+    let braces = 0;
+    let at = start + 1;
+    for (;;) {
+      const char = text[at];
+      if (char === undefined || (char === "\n" && braces === 0)) {
+        throw this.fail(start, "a string is never closed");
+      }
+      if (char === '"' && braces === 0) return at + 1;
+      if (char === "$" && braces === 0 && text[at + 1] === "{") {
+        braces = 1;
+        at += 2;
+        continue;
+      }
+      if (char === "{" && braces > 0) braces++;
+      if (char === "}" && braces > 0) braces--;
+      at = char === "\\" ? this.#escapeEnd(at) : at + 1;
+    }
+  }
+
+  /** hcl scanEscape: the escapes Go knows, with exactly as many digits as they take. */
+  #escapeEnd(backslash: number): number {
+    const text = this.#text;
+    const kind = text[backslash + 1];
+    if (kind !== undefined && 'abfnrtv\\"'.includes(kind)) return backslash + 2;
+    const octal = kind !== undefined && /[0-7]/.test(kind);
+    const width = octal ? 3 : kind === "x" ? 2 : kind === "u" ? 4 : kind === "U" ? 8 : 0;
+    const first = octal ? backslash + 1 : backslash + 2;
+    const digits = text.slice(first, first + width);
+    const valid = octal ? /^[0-7]{3}$/ : new RegExp(`^[0-9a-fA-F]{${width}}$`);
+    if (width === 0 || !valid.test(digits)) {
+      throw this.fail(backslash, "a string has an invalid escape sequence");
+    }
+    return first + width;
+  }
+
+  /**
+   * hcl scanHeredoc: `<<ID` or `<<-ID`, a line break right after, and the heredoc ends after
+   * the first later line made of optional white space, ID and optional `\r`, which must
+   * itself end in a line break.
+   */
+  #heredocEnd(start: number): number {
+    const text = this.#text;
+    if (text[start + 1] !== "<") throw this.fail(start, `unexpected "<"`);
+    const indented = text[start + 2] === "-";
+    HEREDOC_ANCHOR.lastIndex = start + (indented ? 3 : 2);
+    HEREDOC_ANCHOR.test(text);
+    const anchorEnd = HEREDOC_ANCHOR.lastIndex;
+    const anchor = text.slice(start + (indented ? 3 : 2), anchorEnd);
+    let at = anchorEnd;
+    if (text.startsWith("\r\n", at)) at += 2;
+    else if (text[at] === "\n") at += 1;
+    else throw this.fail(start, "a heredoc marker is not followed by a line break");
+    if (anchor === "") throw this.fail(start, "a heredoc has an empty marker");
+
+    const terminator = new RegExp(`^[\\t\\n\\v\\f\\r ]*${anchor}\\r*$`, "u");
+    for (;;) {
+      const newline = text.indexOf("\n", at);
+      if (newline === -1) throw this.fail(start, `heredoc "${anchor}" is never closed`);
+      const line = text.slice(at, newline);
+      // HCL 1 compares the line's length with the marker *including* the "-" of "<<-", so
+      // for `<<-ID` a line that is exactly "ID", unindented, does not end the heredoc.
+      if (terminator.test(line) && (!indented || line.length > anchor.length)) {
+        return newline + 1;
+      }
+      at = newline + 1;
+    }
+  }
+}
+
+function lineOf(text: string, position: number): number {
+  let line = 1;
+  for (let at = text.indexOf("\n"); at !== -1 && at < position; at = text.indexOf("\n", at + 1)) {
+    line++;
+  }
+  return line;
+}

@@ -1,0 +1,121 @@
+import path from "node:path";
+
+/** Where Terraform and OpenTofu look for things, as far as this helper cares. */
+export interface TerraformLocations {
+  /** The executable's file name: `terraform-credentials-keychain[.exe]`. */
+  readonly helperFileName: string;
+  /** Where `install` puts the helper: a plugin directory both tools search. */
+  readonly helperInstallPath: string;
+  /** Every directory where Terraform or OpenTofu would find a credentials helper. */
+  readonly pluginDirs: readonly string[];
+  /** The CLI config file Terraform reads (`$TF_CLI_CONFIG_FILE` or the default). */
+  readonly terraformConfigFile: string;
+  /** The CLI config file OpenTofu reads; may be the same file. */
+  readonly tofuConfigFile: string;
+  /** True when `TF_CLI_CONFIG_FILE` chooses the file for both tools. */
+  readonly configFileFromEnv: boolean;
+  /** `credentials.tfrc.json` files `terraform login` may have written, existing or not. */
+  readonly credentialsFiles: readonly string[];
+}
+
+export interface LocationInputs {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly platform: NodeJS.Platform;
+  readonly arch: string;
+  readonly homedir: string;
+  /** Whether a path exists now: OpenTofu's choice of files depends on it. */
+  readonly exists: (file: string) => boolean;
+}
+
+export const HELPER_NAME = "terraform-credentials-keychain";
+
+/**
+ * The one table of Terraform and OpenTofu locations (Terraform's and OpenTofu's
+ * `internal/command/cliconfig/config_{unix,windows}.go` and `plugins.go`):
+ * - Terraform: CLI config `$TF_CLI_CONFIG_FILE`, else `~/.terraformrc` (`%APPDATA%\terraform.rc`);
+ *   plugins in `~/.terraform.d/plugins` and its `<os>_<arch>` subdirectory.
+ * - OpenTofu: `~/.tofurc`, or `~/.terraformrc` while only that exists, or
+ *   `$XDG_CONFIG_HOME/opentofu/tofurc` when neither does (Windows: `tofu.rc`, legacy
+ *   `terraform.rc`); plugins also in `$XDG_DATA_HOME/opentofu/plugins` and
+ *   `~/.local/share/opentofu/plugins`; `credentials.tfrc.json` in `$XDG_CONFIG_HOME/opentofu`
+ *   when `~/.terraform.d` does not exist.
+ */
+export function terraformLocations(inputs: LocationInputs): TerraformLocations {
+  return inputs.platform === "win32" ? windowsLocations(inputs) : unixLocations(inputs);
+}
+
+function unixLocations(inputs: LocationInputs): TerraformLocations {
+  const { env, platform, arch, homedir } = inputs;
+  const exists = (file: string) => inputs.exists(file);
+  const join = (...parts: string[]) => path.posix.join(...parts);
+  const dotTerraform = join(homedir, ".terraform.d");
+  const xdgConfig = nonEmpty(env.XDG_CONFIG_HOME) ?? join(homedir, ".config");
+  const defaultData = join(homedir, ".local", "share");
+  const xdgData = nonEmpty(env.XDG_DATA_HOME) ?? defaultData;
+  const dataDirs = unique([dotTerraform, join(defaultData, "opentofu"), join(xdgData, "opentofu")]);
+  const pluginDirs = dataDirs.flatMap((dir) => [
+    join(dir, "plugins"),
+    join(dir, "plugins", osArch(platform, arch)),
+  ]);
+
+  const fromEnv = nonEmpty(env.TF_CLI_CONFIG_FILE);
+  const terraformrc = join(homedir, ".terraformrc");
+  const tofurc = join(homedir, ".tofurc");
+  let tofuConfigFile: string;
+  if (fromEnv !== undefined) tofuConfigFile = fromEnv;
+  else if (!exists(terraformrc) && !exists(tofurc))
+    tofuConfigFile = join(xdgConfig, "opentofu", "tofurc");
+  else tofuConfigFile = exists(terraformrc) && !exists(tofurc) ? terraformrc : tofurc;
+
+  return {
+    helperFileName: HELPER_NAME,
+    helperInstallPath: join(dotTerraform, "plugins", HELPER_NAME),
+    pluginDirs,
+    terraformConfigFile: fromEnv ?? terraformrc,
+    tofuConfigFile,
+    configFileFromEnv: fromEnv !== undefined,
+    credentialsFiles: unique([
+      join(dotTerraform, "credentials.tfrc.json"),
+      join(xdgConfig, "opentofu", "credentials.tfrc.json"),
+    ]),
+  };
+}
+
+function windowsLocations(inputs: LocationInputs): TerraformLocations {
+  const { env, arch, homedir } = inputs;
+  const exists = (file: string) => inputs.exists(file);
+  const join = (...parts: string[]) => path.win32.join(...parts);
+  const appData = nonEmpty(env.APPDATA) ?? join(homedir, "AppData", "Roaming");
+  const dataDir = join(appData, "terraform.d");
+  const fileName = `${HELPER_NAME}.exe`;
+  const fromEnv = nonEmpty(env.TF_CLI_CONFIG_FILE);
+  const terraformRc = join(appData, "terraform.rc");
+  const tofuRc = join(appData, "tofu.rc");
+  const tofuDefault = exists(terraformRc) && !exists(tofuRc) ? terraformRc : tofuRc;
+  return {
+    helperFileName: fileName,
+    helperInstallPath: join(dataDir, "plugins", fileName),
+    pluginDirs: [join(dataDir, "plugins"), join(dataDir, "plugins", osArch("win32", arch))],
+    terraformConfigFile: fromEnv ?? terraformRc,
+    tofuConfigFile: fromEnv ?? tofuDefault,
+    configFileFromEnv: fromEnv !== undefined,
+    credentialsFiles: [join(dataDir, "credentials.tfrc.json")],
+  };
+}
+
+/** Go's GOOS_GOARCH spelling of a Node platform and architecture. */
+function osArch(platform: NodeJS.Platform, arch: string): string {
+  const goos = platform === "win32" ? "windows" : platform;
+  const goarch =
+    ({ x64: "amd64", ia32: "386", arm64: "arm64", arm: "arm" } as Record<string, string>)[arch] ??
+    arch;
+  return `${goos}_${goarch}`;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}

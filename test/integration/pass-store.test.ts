@@ -1,0 +1,429 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { promisify } from "node:util";
+import { CliError } from "../../src/errors.ts";
+import type { Hostname } from "../../src/protocol/hostname.ts";
+import { normalizeHostname } from "../../src/protocol/hostname.ts";
+import type { CredentialStore } from "../../src/stores/credential-store.ts";
+import { createPassStore, type PassStoreOptions } from "../../src/stores/pass-store.ts";
+import { startPassSession, type PassSession } from "../support/pass-session.ts";
+
+const execFileAsync = promisify(execFile);
+const SERVICE = "terraform-credentials";
+const host = (name: string): Hostname => normalizeHostname(name);
+
+function openStore(session: PassSession, extra: Partial<PassStoreOptions> = {}): CredentialStore {
+  return createPassStore({ service: SERVICE, env: session.env, homedir: session.home, ...extra });
+}
+
+/** Every regular file under `dir`, .git included. */
+function allFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+function assertNowhereUnder(dir: string, secret: string): void {
+  const needle = Buffer.from(secret, "utf8");
+  const files = allFiles(dir);
+  assert.ok(files.length > 0, `no files under ${dir}`);
+  for (const file of files) {
+    assert.ok(!readFileSync(file).includes(needle), `${file} contains the secret in plaintext`);
+  }
+}
+
+/** Runs `operation`, expecting a one-line CliError that matches every pattern, within 10 s. */
+async function assertQuickCliError(
+  operation: () => Promise<unknown>,
+  ...patterns: RegExp[]
+): Promise<CliError> {
+  const started = performance.now();
+  const error = await operation().then(
+    () => assert.fail("expected a CliError"),
+    (thrown: unknown) => thrown,
+  );
+  const milliseconds = performance.now() - started;
+  assert.ok(error instanceof CliError, `not a CliError: ${String(error)}`);
+  assert.doesNotMatch(error.message, /\n/, "one line");
+  assert.match(error.message, /^[a-z"]/, "starts in lower case");
+  assert.doesNotMatch(error.message, /\.$/, "no trailing period");
+  for (const pattern of patterns) assert.match(error.message, pattern);
+  assert.ok(milliseconds < 10_000, `took ${Math.round(milliseconds)} ms`);
+  return error;
+}
+
+describe("pass store against a real pass and gpg", () => {
+  let session: PassSession;
+  let store: CredentialStore;
+  before(async () => {
+    session = await startPassSession();
+    store = openStore(session);
+  });
+  after(async () => {
+    await session.close();
+  });
+
+  test("round-trips a JSON object byte for byte", async () => {
+    const object =
+      '{"token":"tok-ÄÖÜ-😀 \\"quoted\\"","org":{"teams":[1,2.50,12345678901234567890]},"empty":""}';
+    await store.store(host("roundtrip.example.com"), object);
+    assert.equal(await store.get(host("roundtrip.example.com")), object);
+  });
+
+  test("store replaces what was stored", async () => {
+    await store.store(host("replace.example.com"), '{"token":"first","extra":true}');
+    await store.store(host("replace.example.com"), '{"token":"second"}');
+    assert.equal(await store.get(host("replace.example.com")), '{"token":"second"}');
+  });
+
+  test("get of a host with nothing stored is undefined", async () => {
+    assert.equal(await store.get(host("absent.example.com")), undefined);
+  });
+
+  test("forget deletes and is idempotent", async () => {
+    await store.store(host("forget.example.com"), '{"token":"gone-soon"}');
+    await store.forget(host("forget.example.com"));
+    assert.equal(await store.get(host("forget.example.com")), undefined);
+    await store.forget(host("forget.example.com"));
+    await store.forget(host("never-stored.example.com"));
+  });
+
+  test("a host with a port, and one with a trailing dot, are entries of their own", async () => {
+    await store.store(host("ports.example.com"), '{"token":"no-port"}');
+    await store.store(host("ports.example.com:8443"), '{"token":"port"}');
+    await store.store(host("ports.example.com."), '{"token":"rooted"}');
+    assert.equal(await store.get(host("ports.example.com:8443")), '{"token":"port"}');
+    assert.equal(await store.get(host("ports.example.com")), '{"token":"no-port"}');
+    assert.equal(await store.get(host("ports.example.com.")), '{"token":"rooted"}');
+    const folder = path.join(session.storeDir, "terraform-credentials", SERVICE);
+    const names = readdirSync(folder);
+    assert.ok(names.includes("ports.example.com%3A8443.gpg"), names.join(", "));
+    assert.ok(names.includes("ports.example.com%2E.gpg"), names.join(", "));
+  });
+
+  test("the entry is what pass itself shows, with one final newline", async () => {
+    await store.store(host("shown.example.com"), '{"token":"shown"}');
+    const { stdout } = await execFileAsync(
+      "pass",
+      ["show", "terraform-credentials/terraform-credentials/shown.example.com"],
+      {
+        env: session.env,
+      },
+    );
+    assert.equal(stdout, '{"token":"shown"}\n');
+  });
+
+  test("list returns the decoded hosts, sorted, of this service only, and ignores foreign files", async () => {
+    const listed = await startPassSession();
+    try {
+      const mine = openStore(listed, { service: "listing" });
+      const other = openStore(listed, { service: "other" });
+      assert.deepEqual(await mine.list(), []);
+      for (const name of [
+        "b.example.com",
+        "a.example.com:8443",
+        "xn--mnchen-3ya.de",
+        "a.example.com",
+        "c.example.com.",
+      ]) {
+        await mine.store(host(name), '{"token":"listed"}');
+      }
+      await other.store(host("other.example.com"), '{"token":"elsewhere"}');
+      const folder = path.join(listed.storeDir, "terraform-credentials", "listing");
+      writeFileSync(path.join(folder, "Upper.example.com.gpg"), "not ours");
+      writeFileSync(path.join(folder, "notes.txt"), "not ours");
+      mkdirSync(path.join(folder, "sub.example.com"));
+      assert.deepEqual(await mine.list(), [
+        "a.example.com",
+        "a.example.com:8443",
+        "b.example.com",
+        "c.example.com.",
+        "xn--mnchen-3ya.de",
+      ]);
+      assert.deepEqual(await other.list(), ["other.example.com"]);
+    } finally {
+      await listed.close();
+    }
+  });
+
+  test("entries are encrypted: the token is in no file under the store directory", async () => {
+    const token = "SECRET-plaintext-check-0123456789";
+    await store.store(host("encrypted.example.com"), `{"token":"${token}"}`);
+    assertNowhereUnder(session.storeDir, token);
+  });
+
+  test("20 parallel stores and gets of one host leave one whole entry", async () => {
+    const shared = host("parallel.example.com");
+    const objects = Array.from({ length: 20 }, (_, i) =>
+      JSON.stringify({ token: `token-${i}`, pad: "x".repeat(2000) }),
+    );
+    const gets: Promise<string | undefined>[] = [];
+    const stores = objects.map((object) => {
+      gets.push(store.get(shared));
+      return store.store(shared, object);
+    });
+    await Promise.all(stores);
+    for (const read of await Promise.all(gets)) {
+      assert.ok(read === undefined || objects.includes(read), read);
+    }
+    const final = await store.get(shared);
+    assert.ok(final !== undefined && objects.includes(final));
+  });
+
+  test("the user's PASSWORD_STORE_GPG_OPTS are used (here --armor)", async () => {
+    const armored = openStore(session, {
+      env: { ...session.env, PASSWORD_STORE_GPG_OPTS: "--armor" },
+    });
+    await armored.store(host("armor.example.com"), '{"token":"armored"}');
+    const file = path.join(
+      session.storeDir,
+      "terraform-credentials",
+      SERVICE,
+      "armor.example.com.gpg",
+    );
+    assert.match(readFileSync(file, "utf8"), /^-----BEGIN PGP MESSAGE-----/);
+    assert.equal(await store.get(host("armor.example.com")), '{"token":"armored"}');
+  });
+
+  test("the secret goes through stdin only: not in pass's argv or environment", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "tfck-pass-wrapper-"));
+    try {
+      const { stdout: realPass } = await execFileAsync("sh", ["-c", "command -v pass"], {
+        env: session.env,
+      });
+      const log = path.join(dir, "calls.log");
+      const wrapper = path.join(dir, "pass-wrapper");
+      writeFileSync(
+        wrapper,
+        `#!/bin/sh\n{ printf 'argv:'; printf ' [%s]' "$0" "$@"; echo; env; echo; } >> '${log}'\nexec '${realPass.trim()}' "$@"\n`,
+      );
+      chmodSync(wrapper, 0o755);
+      const token = "SECRET-argv-check-9876543210";
+      const wrapped = openStore(session, { passCommand: wrapper });
+      await wrapped.store(host("argv.example.com"), `{"token":"${token}"}`);
+      assert.equal(await wrapped.get(host("argv.example.com")), `{"token":"${token}"}`);
+      await wrapped.forget(host("argv.example.com"));
+      const calls = readFileSync(log, "utf8");
+      assert.match(
+        calls,
+        /argv: .* \[insert\] \[--multiline\] \[--force\] \[terraform-credentials\/terraform-credentials\/argv\.example\.com\]/,
+      );
+      assert.match(calls, /\[show\]/);
+      assert.match(calls, /\[rm\]/);
+      assert.match(
+        calls,
+        new RegExp(`^PASSWORD_STORE_DIR=${session.storeDir}$`, "m"),
+        "the environment is passed through",
+      );
+      assert.match(calls, /^PASSWORD_STORE_GPG_OPTS=--batch$/m);
+      assert.ok(!calls.includes(token), "the token reached argv or the environment");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("pass store in a git repository", () => {
+  let session: PassSession;
+  before(async () => {
+    session = await startPassSession({ git: true });
+  });
+  after(async () => {
+    await session.close();
+  });
+
+  test("each store, replace and forget is one commit, and no commit holds the token", async () => {
+    const commits = async () =>
+      Number(
+        (
+          await execFileAsync("git", ["-C", session.storeDir, "rev-list", "--count", "HEAD"], {
+            env: session.env,
+          })
+        ).stdout.trim(),
+      );
+    const store = openStore(session);
+    const token = "SECRET-git-check-5555";
+    const start = await commits();
+    await store.store(host("git.example.com"), `{"token":"${token}"}`);
+    assert.equal(await commits(), start + 1);
+    await store.store(host("git.example.com"), `{"token":"${token}-2"}`);
+    assert.equal(await commits(), start + 2);
+    await store.forget(host("git.example.com"));
+    assert.equal(await commits(), start + 3);
+    await store.forget(host("git.example.com"));
+    assert.equal(await commits(), start + 3, "forgetting nothing commits nothing");
+    const { stdout: status } = await execFileAsync(
+      "git",
+      ["-C", session.storeDir, "status", "--porcelain"],
+      { env: session.env },
+    );
+    assert.equal(status, "", "the work tree is clean");
+    // pass git init sets a textconv that decrypts .gpg files for diffs: ask for the raw bytes.
+    const { stdout: history } = await execFileAsync(
+      "git",
+      ["-C", session.storeDir, "log", "-p", "--all", "--no-textconv", "--binary"],
+      {
+        env: session.env,
+      },
+    );
+    assert.match(history, /git\.example\.com/);
+    assert.ok(!history.includes(token), "the token is in git's history");
+    assertNowhereUnder(session.storeDir, token);
+  });
+});
+
+describe("pass store errors", () => {
+  let session: PassSession;
+  let scratch: string;
+  before(async () => {
+    session = await startPassSession();
+    scratch = mkdtempSync(path.join(os.tmpdir(), "tfck-pass-errors-"));
+  });
+  after(async () => {
+    await session.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  test("pass not installed: says how to install it", async () => {
+    const missing = openStore(session, { passCommand: path.join(scratch, "no-such-dir", "pass") });
+    for (const operation of [
+      () => missing.get(host("example.com")),
+      () => missing.store(host("example.com"), '{"token":"SECRET-not-installed"}'),
+      () => missing.forget(host("example.com")),
+    ]) {
+      const error = await assertQuickCliError(
+        operation,
+        /not installed/,
+        /apt-get install pass/,
+        /pass init/,
+      );
+      assert.doesNotMatch(error.message, /SECRET/);
+    }
+    const noPath = openStore(session, { env: { ...session.env, PATH: scratch } });
+    await assertQuickCliError(
+      () => noPath.get(host("example.com")),
+      /could not run "pass": it is not installed or not on the PATH/,
+    );
+  });
+
+  test("store not initialised: store says to run pass init; get and forget find nothing", async () => {
+    const empty = path.join(scratch, "empty-store");
+    mkdirSync(empty);
+    const uninitialised = openStore(session, {
+      env: { ...session.env, PASSWORD_STORE_DIR: empty },
+    });
+    const error = await assertQuickCliError(
+      () => uninitialised.store(host("example.com"), '{"token":"SECRET-uninitialised"}'),
+      /is not initialised/,
+      /run "pass init <gpg-id>"/,
+    );
+    assert.ok(error.message.includes(empty), error.message);
+    assert.doesNotMatch(error.message, /SECRET|Usage/);
+    assert.equal(await uninitialised.get(host("example.com")), undefined);
+    await uninitialised.forget(host("example.com"));
+    assert.deepEqual(await uninitialised.list(), []);
+  });
+
+  test("no usable key: .gpg-id names a key that is not in the keyring", async () => {
+    const keyless = path.join(scratch, "keyless-store");
+    mkdirSync(keyless);
+    writeFileSync(path.join(keyless, ".gpg-id"), "0123456789ABCDEF0123456789ABCDEF01234567\n");
+    const store = openStore(session, { env: { ...session.env, PASSWORD_STORE_DIR: keyless } });
+    const error = await assertQuickCliError(
+      () => store.store(host("example.com"), '{"token":"SECRET-keyless"}'),
+      /gpg cannot encrypt to the key/,
+      /\.gpg-id/,
+      /No public key/,
+      /pass init/,
+    );
+    assert.doesNotMatch(error.message, /SECRET/);
+  });
+
+  test("a failed replace keeps what was stored", async () => {
+    const keptStore = path.join(scratch, "kept-store");
+    const env = { ...session.env, PASSWORD_STORE_DIR: keptStore };
+    await execFileAsync("pass", ["init", session.fingerprint], { env });
+    const store = openStore(session, { env });
+    await store.store(host("kept.example.com"), '{"token":"kept"}');
+    writeFileSync(path.join(keptStore, ".gpg-id"), "0123456789ABCDEF0123456789ABCDEF01234567\n");
+    await assertQuickCliError(
+      () => store.store(host("kept.example.com"), '{"token":"SECRET-new"}'),
+      /gpg cannot encrypt/,
+    );
+    assert.equal(await store.get(host("kept.example.com")), '{"token":"kept"}');
+  });
+
+  test("an entry encrypted to another key: says the secret key is missing or locked", async () => {
+    const other = await startPassSession();
+    try {
+      await openStore(other).store(host("foreign.example.com"), '{"token":"SECRET-foreign"}');
+      // The other session's store, read with this session's keyring.
+      const store = openStore(session, {
+        env: { ...session.env, PASSWORD_STORE_DIR: other.storeDir },
+      });
+      const error = await assertQuickCliError(
+        () => store.get(host("foreign.example.com")),
+        /gpg could not decrypt terraform-credentials\/terraform-credentials\/foreign\.example\.com/,
+        /No secret key/,
+        /unlock the key first/,
+      );
+      assert.doesNotMatch(error.message, /SECRET/);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("a key locked with a passphrase and no way to ask for it: fails at once, says to unlock it first", async () => {
+    const locked = await startPassSession({ passphrase: "correct horse" });
+    try {
+      const store = openStore(locked);
+      // Encrypting needs only the public key.
+      await store.store(host("locked.example.com"), '{"token":"SECRET-locked"}');
+      const error = await assertQuickCliError(
+        () => store.get(host("locked.example.com")),
+        /unlock the key first/,
+        /pass show/,
+      );
+      assert.doesNotMatch(error.message, /SECRET/);
+    } finally {
+      await locked.close();
+    }
+  });
+
+  test("a pass that never finishes is killed after the timeout", async () => {
+    const hanging = path.join(scratch, "hanging-pass");
+    writeFileSync(hanging, "#!/bin/sh\nexec sleep 60\n");
+    chmodSync(hanging, 0o755);
+    const store = openStore(session, { passCommand: hanging, timeoutMs: 500 });
+    await assertQuickCliError(
+      () => store.get(host("example.com")),
+      /did not finish within/,
+      /unlock the key first/,
+    );
+    // The lock was released: the real pass works at once.
+    assert.equal(await openStore(session).get(host("example.com")), undefined);
+  });
+
+  test("a lock left behind by a killed process is taken over", async () => {
+    const lock = path.join(session.storeDir, ".terraform-credentials.lock");
+    mkdirSync(lock);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    const store = openStore(session, { timeoutMs: 1000 });
+    await store.store(host("stale-lock.example.com"), '{"token":"after-stale-lock"}');
+    assert.equal(await store.get(host("stale-lock.example.com")), '{"token":"after-stale-lock"}');
+  });
+});
