@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from "node:crypto";
 import {
   closeSync,
   lstatSync,
@@ -28,7 +27,8 @@ interface SeaApi {
  * Loads the keychain addon. From source it is `@napi-rs/keyring` in node_modules. In the
  * single executable, `require` cannot load a `.node` file from inside the binary, so the
  * addon is written once to a private per-user cache (`cacheDir`) under a name that is its
- * SHA-256, and `process.dlopen`ed from there.
+ * SHA-256 (computed by the build), and `process.dlopen`ed from there after its bytes are
+ * compared with the embedded ones.
  */
 export function loadKeyring(cacheDir: string, expectedSha256: string | undefined): KeyringBinding {
   const sea = seaApi();
@@ -55,10 +55,10 @@ function seaApi(): SeaApi | undefined {
 
 function loadFromSea(sea: SeaApi, cacheDir: string, sha256: string): KeyringBinding {
   const file = path.join(cacheDir, `keyring-${sha256}.node`);
+  // getRawAsset gives the bytes in the binary without a copy.
+  const embedded = new Uint8Array(sea.getRawAsset(KEYRING_ASSET));
   ensurePrivateDirectory(cacheDir);
-  if (!isTrustedCopy(file, sha256)) {
-    writeAtomically(file, new Uint8Array(sea.getRawAsset(KEYRING_ASSET)), sha256);
-  }
+  if (!isTrustedCopy(file, embedded)) writeAtomically(file, embedded);
   const module = { exports: {} as KeyringBinding };
   process.dlopen(module, file);
   return module.exports;
@@ -82,8 +82,11 @@ function ensurePrivateDirectory(dir: string): void {
   }
 }
 
-/** True when `file` is a regular file of ours, writable by no one else, with the expected content. */
-function isTrustedCopy(file: string, sha256: string): boolean {
+/**
+ * True when `file` is a regular file of ours, writable by no one else, holding exactly the
+ * embedded bytes. Comparing bytes costs less than hashing them (no crypto module to load).
+ */
+function isTrustedCopy(file: string, embedded: Uint8Array): boolean {
   let stat;
   try {
     stat = lstatSync(file);
@@ -94,7 +97,7 @@ function isTrustedCopy(file: string, sha256: string): boolean {
   if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o022) !== 0) {
     return false;
   }
-  return sha256Of(readFileSync(file)) === sha256;
+  return stat.size === embedded.byteLength && Buffer.compare(readFileSync(file), embedded) === 0;
 }
 
 /**
@@ -102,11 +105,9 @@ function isTrustedCopy(file: string, sha256: string): boolean {
  * start at once each write their own copy and the last rename wins with identical bytes, so
  * no process ever loads a half-written file.
  */
-function writeAtomically(file: string, bytes: Uint8Array, sha256: string): void {
-  if (sha256Of(bytes) !== sha256) {
-    throw new Error("the embedded keychain addon is damaged; download the helper again");
-  }
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+function writeAtomically(file: string, bytes: Uint8Array): void {
+  // The pid makes the name unique among running processes; "wx" refuses a leftover.
+  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
   const fd = openSync(temp, "wx", 0o700);
   try {
     writeSync(fd, bytes);
@@ -119,8 +120,4 @@ function writeAtomically(file: string, bytes: Uint8Array, sha256: string): void 
     rmSync(temp, { force: true });
     throw error;
   }
-}
-
-function sha256Of(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
 }

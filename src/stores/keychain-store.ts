@@ -5,21 +5,47 @@ import { CliError } from "../errors.ts";
 import type { CredentialStore } from "./credential-store.ts";
 
 /**
- * The operating system's keychain: one entry per host, with the service name as the entry's
- * service and the hostname as its account. On Linux the entry is pinned to the Secret
- * Service, because the binding's default silently falls back to the kernel keyring, which
- * forgets everything at reboot.
+ * Windows Credential Manager keeps at most this many bytes per entry
+ * (CRED_MAX_CREDENTIAL_BLOB_SIZE, 5 * 512).
  */
-export function createKeychainStore(keyring: KeyringBinding, service: string): CredentialStore {
+export const WINDOWS_SECRET_LIMIT = 2560;
+
+/**
+ * The operating system's keychain: one entry per host, with the service name as the entry's
+ * service and the hostname as its account, and the credentials object as its secret in
+ * UTF-8. On Linux the entry is pinned to the Secret Service, because the binding's default
+ * silently falls back to the kernel keyring, which forgets everything at reboot.
+ */
+export function createKeychainStore(
+  keyring: KeyringBinding,
+  service: string,
+  platform: NodeJS.Platform,
+): CredentialStore {
   const options = { linux: { store: "secret-service" as const } };
   const entry = (host: Hostname) => new keyring.Entry(service, host, options);
 
   return {
     async get(host) {
-      return attempt("read from", () => entry(host).getPassword() ?? undefined);
+      const bytes = attempt("read from", () => entry(host).getSecret());
+      if (bytes === null) return undefined;
+      try {
+        return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes));
+      } catch {
+        throw new CliError(
+          `the keychain entry for ${host} is not UTF-8 text; run "forget ${host}" and log in again`,
+        );
+      }
     },
     async store(host, secret) {
-      attempt("write to", () => entry(host).setPassword(secret));
+      // Raw UTF-8 bytes, not setPassword: on Windows the binding stores a password as
+      // UTF-16, which would halve the 2560 bytes an entry can hold.
+      const bytes = Buffer.from(secret, "utf8");
+      if (platform === "win32" && bytes.byteLength > WINDOWS_SECRET_LIMIT) {
+        throw new CliError(
+          `the credentials object is ${bytes.byteLength} bytes, and Windows Credential Manager keeps at most ${WINDOWS_SECRET_LIMIT} bytes per entry; nothing was stored`,
+        );
+      }
+      attempt("write to", () => entry(host).setSecret(bytes));
     },
     async forget(host) {
       attempt("delete from", () => entry(host).deleteCredential());

@@ -1,17 +1,30 @@
 import type { GlobalOptions } from "../cli/options.ts";
 import type { Io } from "../cli/io.ts";
 import { KEYRING_SHA256 } from "../build-info.ts";
+import { CliError } from "../errors.ts";
 import { addonCacheDir } from "../native/cache-dir.ts";
 import { loadKeyring } from "../native/load-keyring.ts";
 import type { CredentialStore } from "./credential-store.ts";
 import { createKeychainStore } from "./keychain-store.ts";
-import { createPassStore } from "./pass-store.ts";
 
 /** The store that the options select, with its native parts loaded only now. */
-export function openStore(options: GlobalOptions, io: Io): CredentialStore {
+export async function openStore(options: GlobalOptions, io: Io): Promise<CredentialStore> {
   if (options.backend === "pass") {
+    // Loaded only when chosen: the keychain path never pays for child_process.
+    const { createPassStore } = await import("./pass-store.ts");
     return createPassStore({ service: options.service, env: io.env, homedir: io.homedir });
   }
-  const keyring = loadKeyring(addonCacheDir(io.env, io.platform, io.homedir), KEYRING_SHA256);
-  return createKeychainStore(keyring, options.service);
+  const cacheDir = addonCacheDir(io.env, io.platform, io.homedir);
+  let keyring;
+  try {
+    keyring = loadKeyring(cacheDir, KEYRING_SHA256);
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ");
+    throw new CliError(
+      `could not load the keychain addon from ${cacheDir}: ${reason}; make that directory writable (or set XDG_CACHE_HOME to one that is)`,
+      undefined,
+      { cause: error },
+    );
+  }
+  return createKeychainStore(keyring, options.service, io.platform);
 }

@@ -107,7 +107,7 @@ describe("get", () => {
     const h = createHarness();
     const outcome = await h.invoke(["get", HOST]);
     assert.deepEqual([outcome.code, outcome.stdout, outcome.stderr], [0, "{}\n", ""]);
-    assert.deepEqual(h.opened, [{ service: DEFAULT_SERVICE }]);
+    assert.deepEqual(h.opened, [{ service: DEFAULT_SERVICE, backend: "keychain" }]);
   });
 
   test("prints the stored object exactly as it was sent, with a newline", async () => {
@@ -261,7 +261,7 @@ describe("--service", () => {
     const h = createHarness();
     const name = `a${"b".repeat(62)}-`;
     assert.equal((await h.invoke(["--service", name, "get", HOST])).code, 0);
-    assert.deepEqual(h.opened, [{ service: name }]);
+    assert.deepEqual(h.opened, [{ service: name, backend: "keychain" }]);
   });
 
   for (const [what, name] of [

@@ -7,6 +7,7 @@ import type { Hostname } from "../../../src/protocol/hostname.ts";
 import {
   createKeychainStore,
   describeKeychainProblem,
+  WINDOWS_SECRET_LIMIT,
 } from "../../../src/stores/keychain-store.ts";
 
 // Messages observed from @napi-rs/keyring on Linux.
@@ -63,8 +64,7 @@ describe("describeKeychainProblem", () => {
   });
 });
 
-type Operation =
-  "constructor" | "getPassword" | "setPassword" | "deleteCredential" | "findCredentials";
+type Operation = "constructor" | "getSecret" | "setSecret" | "deleteCredential" | "findCredentials";
 
 /**
  * A stand-in for @napi-rs/keyring: entries live in a map keyed by service and account, and
@@ -72,7 +72,7 @@ type Operation =
  */
 function createFakeKeyring(found: readonly Credential[] = []) {
   const state = {
-    passwords: new Map<string, string>(),
+    secrets: new Map<string, Uint8Array>(),
     constructed: [] as {
       service: string;
       account: string;
@@ -95,19 +95,20 @@ function createFakeKeyring(found: readonly Credential[] = []) {
       this.#key = key(service, account);
     }
 
-    getPassword(): string | null {
-      maybeFail("getPassword");
-      return state.passwords.get(this.#key) ?? null;
+    getSecret(): number[] | null {
+      maybeFail("getSecret");
+      const secret = state.secrets.get(this.#key);
+      return secret === undefined ? null : [...secret];
     }
 
-    setPassword(password: string): void {
-      maybeFail("setPassword");
-      state.passwords.set(this.#key, password);
+    setSecret(secret: Uint8Array): void {
+      maybeFail("setSecret");
+      state.secrets.set(this.#key, Uint8Array.from(secret));
     }
 
     deleteCredential(): boolean {
       maybeFail("deleteCredential");
-      return state.passwords.delete(this.#key);
+      return state.secrets.delete(this.#key);
     }
   }
 
@@ -126,7 +127,7 @@ function createFakeKeyring(found: readonly Credential[] = []) {
 describe("createKeychainStore", () => {
   test("opens each entry with the service, the host as account, and the Secret Service pin", async () => {
     const { binding, state } = createFakeKeyring();
-    const store = createKeychainStore(binding, "work");
+    const store = createKeychainStore(binding, "work", "linux");
     await store.store(HOST, '{"token":"t"}');
     await store.get(HOST);
     await store.forget(HOST);
@@ -139,30 +140,46 @@ describe("createKeychainStore", () => {
 
   test("get returns undefined, not null, when there is no entry", async () => {
     const { binding } = createFakeKeyring();
-    assert.equal(await createKeychainStore(binding, SERVICE).get(HOST), undefined);
+    assert.equal(await createKeychainStore(binding, SERVICE, "linux").get(HOST), undefined);
   });
 
-  test("store writes the text as the entry's password, and get reads it back", async () => {
+  test("store writes the text as the entry's secret in UTF-8, and get reads it back", async () => {
     const { binding, state, key } = createFakeKeyring();
-    const store = createKeychainStore(binding, SERVICE);
-    const secret = '{"token":"t","n":1.0e+2}';
+    const store = createKeychainStore(binding, SERVICE, "linux");
+    const secret = '{"token":"tök-😀","n":1.0e+2}';
     await store.store(HOST, secret);
-    assert.equal(state.passwords.get(key(SERVICE, HOST)), secret);
+    assert.deepEqual(
+      state.secrets.get(key(SERVICE, HOST)),
+      new Uint8Array(Buffer.from(secret, "utf8")),
+    );
     assert.equal(await store.get(HOST), secret);
+  });
+
+  test("get refuses an entry whose bytes are not UTF-8, without quoting them", async () => {
+    const { binding, state, key } = createFakeKeyring();
+    state.secrets.set(key(SERVICE, HOST), Uint8Array.from([0x7b, 0xff, 0x7d]));
+    await assert.rejects(
+      createKeychainStore(binding, SERVICE, "linux").get(HOST),
+      (error: unknown) => {
+        assert.ok(error instanceof CliError);
+        assert.match(error.message, /is not UTF-8 text/);
+        return true;
+      },
+    );
   });
 
   test("services keep separate entries for the same host", async () => {
     const { binding } = createFakeKeyring();
-    await createKeychainStore(binding, "personal").store(HOST, '{"token":"p"}');
-    assert.equal(await createKeychainStore(binding, "work").get(HOST), undefined);
+    await createKeychainStore(binding, "personal", "linux").store(HOST, '{"token":"p"}');
+    assert.equal(await createKeychainStore(binding, "work", "linux").get(HOST), undefined);
   });
 
   test("forget deletes the entry, and succeeds when there is none", async () => {
     const { binding, state } = createFakeKeyring();
-    const store = createKeychainStore(binding, SERVICE);
+    const store = createKeychainStore(binding, SERVICE, "linux");
     await store.store(HOST, '{"token":"t"}');
     await store.forget(HOST);
-    assert.equal(state.passwords.size, 0);
+    assert.equal(state.secrets.size, 0);
     await store.forget(HOST);
     assert.equal(await store.get(HOST), undefined);
   });
@@ -183,7 +200,7 @@ describe("createKeychainStore", () => {
     const { binding, state } = createFakeKeyring(
       accounts.map((account) => ({ account, password: "SECRET" })),
     );
-    const hosts = await createKeychainStore(binding, "work").list();
+    const hosts = await createKeychainStore(binding, "work", "linux").list();
     assert.deepEqual(hosts, [
       "app.example.com",
       "example.com",
@@ -195,13 +212,13 @@ describe("createKeychainStore", () => {
 
   test("list of an empty service is empty", async () => {
     const { binding } = createFakeKeyring();
-    assert.deepEqual(await createKeychainStore(binding, SERVICE).list(), []);
+    assert.deepEqual(await createKeychainStore(binding, SERVICE, "linux").list(), []);
   });
 
   // The exact wording after "could not <verb>" is free; the verb says which operation failed.
   const failures = [
-    ["get", "getPassword", "read", (s) => s.get(HOST)],
-    ["store", "setPassword", "write", (s) => s.store(HOST, '{"token":"SECRET-abc123"}')],
+    ["get", "getSecret", "read", (s) => s.get(HOST)],
+    ["store", "setSecret", "write", (s) => s.store(HOST, '{"token":"SECRET-abc123"}')],
     ["forget", "deleteCredential", "delete", (s) => s.forget(HOST)],
     ["list", "findCredentials", "list", (s) => s.list()],
     ["get with an entry that cannot be opened", "constructor", "read", (s) => s.get(HOST)],
@@ -222,34 +239,40 @@ describe("createKeychainStore", () => {
       const { binding, state } = createFakeKeyring();
       const original = new Error(LOCKED);
       state.failure = { in: operation, error: original };
-      await assert.rejects(call(createKeychainStore(binding, SERVICE)), (error: unknown) => {
-        assert.ok(error instanceof CliError, `expected a CliError, got ${String(error)}`);
-        assert.ok(error.message.startsWith(`could not ${verb} `), error.message);
-        assert.match(error.message, /keychain: the keyring is locked/);
-        assert.equal(error.exitCode, ExitCode.Failure);
-        assert.equal(error.cause, original);
-        assert.ok(!error.message.includes("SECRET-abc123"), error.message);
-        return true;
-      });
+      await assert.rejects(
+        call(createKeychainStore(binding, SERVICE, "linux")),
+        (error: unknown) => {
+          assert.ok(error instanceof CliError, `expected a CliError, got ${String(error)}`);
+          assert.ok(error.message.startsWith(`could not ${verb} `), error.message);
+          assert.match(error.message, /keychain: the keyring is locked/);
+          assert.equal(error.exitCode, ExitCode.Failure);
+          assert.equal(error.cause, original);
+          assert.ok(!error.message.includes("SECRET-abc123"), error.message);
+          return true;
+        },
+      );
     });
   }
 
   test("a missing session bus while reading gives the --backend pass advice", async () => {
     const { binding, state } = createFakeKeyring();
-    state.failure = { in: "getPassword", error: new Error(NO_BUS) };
-    await assert.rejects(createKeychainStore(binding, SERVICE).get(HOST), (error: unknown) => {
-      assert.ok(error instanceof CliError);
-      assert.match(error.message, /^could not read\b.*keychain: no D-Bus session bus/);
-      assert.ok(error.message.includes("--backend pass"), error.message);
-      return true;
-    });
+    state.failure = { in: "getSecret", error: new Error(NO_BUS) };
+    await assert.rejects(
+      createKeychainStore(binding, SERVICE, "linux").get(HOST),
+      (error: unknown) => {
+        assert.ok(error instanceof CliError);
+        assert.match(error.message, /^could not read\b.*keychain: no D-Bus session bus/);
+        assert.ok(error.message.includes("--backend pass"), error.message);
+        return true;
+      },
+    );
   });
 
   test("a thrown non-Error value still becomes a CliError", async () => {
     const { binding, state } = createFakeKeyring();
-    state.failure = { in: "setPassword", error: "Secret Service: unlock prompt was dismissed" };
+    state.failure = { in: "setSecret", error: "Secret Service: unlock prompt was dismissed" };
     await assert.rejects(
-      createKeychainStore(binding, SERVICE).store(HOST, "{}"),
+      createKeychainStore(binding, SERVICE, "linux").store(HOST, "{}"),
       (error: unknown) => {
         assert.ok(error instanceof CliError);
         assert.match(error.message, /^could not write\b.*keychain: the keyring is locked/);
@@ -261,13 +284,73 @@ describe("createKeychainStore", () => {
   test("a binding message spanning several lines still gives a one-line error", {}, async () => {
     const { binding, state } = createFakeKeyring();
     state.failure = {
-      in: "getPassword",
+      in: "getSecret",
       error: new Error("Platform failure: first line\nsecond line"),
     };
-    await assert.rejects(createKeychainStore(binding, SERVICE).get(HOST), (error: unknown) => {
-      assert.ok(error instanceof CliError);
-      assert.ok(!/[\r\n]/.test(error.message), JSON.stringify(error.message));
-      return true;
-    });
+    await assert.rejects(
+      createKeychainStore(binding, SERVICE, "linux").get(HOST),
+      (error: unknown) => {
+        assert.ok(error instanceof CliError);
+        assert.ok(!/[\r\n]/.test(error.message), JSON.stringify(error.message));
+        return true;
+      },
+    );
+  });
+});
+
+describe("the Windows Credential Manager size limit", () => {
+  const objectOfBytes = (size: number, filler = "x") => {
+    const head = '{"token":"';
+    const tail = '"}';
+    const body = filler.repeat((size - head.length - tail.length) / Buffer.byteLength(filler));
+    const text = `${head}${body}${tail}`;
+    assert.equal(Buffer.byteLength(text), size);
+    return text;
+  };
+
+  test("an object of exactly 2560 bytes is stored on Windows", async () => {
+    const { binding } = createFakeKeyring();
+    const store = createKeychainStore(binding, SERVICE, "win32");
+    const object = objectOfBytes(WINDOWS_SECRET_LIMIT);
+    await store.store(HOST, object);
+    assert.equal(await store.get(HOST), object);
+  });
+
+  test("an object of 2561 bytes is refused on Windows before anything is written, naming the limit", async () => {
+    const { binding, state, key } = createFakeKeyring();
+    const store = createKeychainStore(binding, SERVICE, "win32");
+    await store.store(HOST, '{"token":"before"}');
+    await assert.rejects(
+      store.store(HOST, objectOfBytes(WINDOWS_SECRET_LIMIT + 1)),
+      (error: unknown) => {
+        assert.ok(error instanceof CliError);
+        assert.match(error.message, /2561 bytes/);
+        assert.match(error.message, /at most 2560 bytes/);
+        assert.doesNotMatch(error.message, /xxxx/);
+        return true;
+      },
+    );
+    assert.deepEqual(
+      state.secrets.get(key(SERVICE, HOST)),
+      new Uint8Array(Buffer.from('{"token":"before"}')),
+    );
+  });
+
+  test("the limit counts UTF-8 bytes, not characters", async () => {
+    const { binding } = createFakeKeyring();
+    const store = createKeychainStore(binding, SERVICE, "win32");
+    // 1274 two-byte characters fill 2560 bytes exactly; one more goes over.
+    await store.store(HOST, objectOfBytes(2560, "é"));
+    await assert.rejects(store.store(HOST, objectOfBytes(2562, "é")), /at most 2560 bytes/);
+  });
+
+  test("other platforms take objects over 2560 bytes", async () => {
+    const { binding } = createFakeKeyring();
+    for (const platform of ["linux", "darwin"] as const) {
+      const store = createKeychainStore(binding, SERVICE, platform);
+      const object = objectOfBytes(WINDOWS_SECRET_LIMIT * 4);
+      await store.store(HOST, object);
+      assert.equal(await store.get(HOST), object);
+    }
   });
 });
