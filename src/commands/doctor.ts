@@ -4,7 +4,8 @@ import path from "node:path";
 import type { GlobalOptions } from "../cli/options.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
-import { probeSecretService } from "../stores/secret-service-probe.ts";
+import { probePass } from "../stores/pass-probe.ts";
+import { probeSecretService, type ProbeResult } from "../stores/secret-service-probe.ts";
 import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-config.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, type Machine } from "./install.ts";
@@ -31,7 +32,7 @@ export async function runDoctor(
   const locations = locationsOf(io);
   const checks: Check[] = [];
 
-  checks.push(await keychainCheck(io, options, openStore));
+  checks.push(...(await storeChecks(io, options, openStore)));
   checks.push(
     await installationCheck(io, version, locations.helperInstallPath, locations.pluginDirs),
   );
@@ -57,36 +58,58 @@ export async function runDoctor(
   return checks;
 }
 
-async function keychainCheck(
+/**
+ * Which stores work on this machine (both are probed without touching a secret), then the
+ * store the options select, opened for real only when the probe says it is safe.
+ */
+async function storeChecks(
   io: Machine,
   options: GlobalOptions,
   openStore: () => CredentialStore | Promise<CredentialStore>,
-): Promise<Check> {
-  const title = `keychain (service "${options.service}")`;
-  if (io.platform === "linux") {
-    const probe = await probeSecretService(io.env);
-    if (!probe.safeToOpen) {
-      return {
-        status: probe.status,
-        title: `${title}: ${probe.summary}`,
+): Promise<Check[]> {
+  const keychain =
+    io.platform === "linux"
+      ? await probeSecretService(io.env)
+      : ({
+          status: "ok",
+          summary: "the system keychain is built in",
+          safeToOpen: true,
+        } satisfies ProbeResult);
+  const pass = probePass(io.env, io.homedir, io.platform);
+  const probes: Record<GlobalOptions["backend"], ProbeResult> = { keychain, pass };
+  const available = (Object.keys(probes) as GlobalOptions["backend"][]).map(
+    (backend) =>
+      `--backend ${backend}: ${probes[backend].status === "fail" ? "not usable: " : ""}${probes[backend].summary}`,
+  );
+  const chosen = probes[options.backend];
+  const title = `store --backend ${options.backend} (service "${options.service}")`;
+  const storesHere: Check = { status: "ok", title: "stores on this machine", details: available };
+  if (!chosen.safeToOpen) {
+    return [
+      storesHere,
+      {
+        status: chosen.status,
+        title: `${title}: ${chosen.summary}`,
         details: [],
-        ...(probe.fix ? { fix: probe.fix } : {}),
-      };
-    }
+        ...(chosen.fix ? { fix: chosen.fix } : {}),
+      },
+    ];
   }
   try {
     const hosts = await (await openStore()).list();
-    return {
-      status: "ok",
-      title: `${title}: reachable, ${hosts.length} host${hosts.length === 1 ? "" : "s"} stored`,
-      details: hosts.map((host) => `has credentials for ${host}`),
-    };
+    return [
+      storesHere,
+      {
+        status: "ok",
+        title: `${title}: reachable, ${hosts.length} host${hosts.length === 1 ? "" : "s"} stored`,
+        details: hosts.map((host) => `has credentials for ${host}`),
+      },
+    ];
   } catch (error) {
-    return {
-      status: "fail",
-      title: `${title}: not reachable`,
-      details: [(error as Error).message],
-    };
+    return [
+      storesHere,
+      { status: "fail", title: `${title}: not reachable`, details: [(error as Error).message] },
+    ];
   }
 }
 

@@ -1,0 +1,145 @@
+// The installed helper with `--backend pass`, driven by the real terraform on a headless
+// machine: a private GPG key and password store, and no D-Bus session bus at all.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { access, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import type { TestContext } from "node:test";
+import { startPassSession } from "../support/pass-session.ts";
+import type { RecordedRequest, RouteKind } from "./support/fixture-server.ts";
+import {
+  describeRun,
+  filesContaining,
+  regularFiles,
+  startHarness,
+} from "./support/helper-harness.ts";
+import type { Harness } from "./support/helper-harness.ts";
+import { findTerraform } from "./support/terraform.ts";
+
+const terraform = await findTerraform();
+const SKIP = "terraform not installed: the end-to-end tests need it on PATH (e.g. /usr/local/bin)";
+/** Per test: a GPG key, an install (copies ~130 MB) and a few terraform runs. */
+const TEST_TIMEOUT_MS = 180_000;
+const PASS_ARGS = ["--backend", "pass"] as const;
+
+function newToken(): string {
+  return `fixture-${randomBytes(18).toString("base64url")}`;
+}
+
+/** A pass session with `--backend pass install` done, or undefined (skipped) without terraform. */
+async function passHarness(t: TestContext, token: string): Promise<Harness | undefined> {
+  if (terraform === undefined) {
+    t.skip(SKIP);
+    return undefined;
+  }
+  return startHarness(t, {
+    terraform,
+    token,
+    startSession: () => startPassSession(),
+    installArgs: PASS_ARGS,
+  });
+}
+
+function requestsOf(harness: Harness, kind: RouteKind): RecordedRequest[] {
+  return harness.server.requests.filter((seen) => seen.kind === kind);
+}
+
+function assertTokenSentEverywhere(harness: Harness): void {
+  for (const kind of ["module-versions", "module-download", "mirror-index", "mirror-version"]) {
+    const seen = requestsOf(harness, kind as RouteKind);
+    assert.ok(seen.length > 0, `terraform never requested ${kind}`);
+    for (const one of seen) assert.equal(one.auth, "valid", `${one.method} ${one.path}`);
+  }
+}
+
+async function assertPassGet(harness: Harness, expected: unknown): Promise<void> {
+  const got = await harness.helper([...PASS_ARGS, "get", harness.server.host]);
+  assert.equal(got.exitCode, 0, describeRun(got));
+  assert.equal(got.stdout, `${JSON.stringify(expected)}\n`);
+}
+
+test(
+  "terraform login, init and logout work through pass on a machine without a session bus",
+  { timeout: TEST_TIMEOUT_MS },
+  async (t) => {
+    const token = newToken();
+    const harness = await passHarness(t, token);
+    if (harness === undefined) return;
+    const { host } = harness.server;
+    const env = harness.env();
+    assert.equal("DBUS_SESSION_BUS_ADDRESS" in env, false, "the pass session has a bus");
+    assert.equal("DISPLAY" in env, false);
+    const storeDir = env["PASSWORD_STORE_DIR"] ?? "";
+    assert.notEqual(storeDir, "");
+
+    // install wrote the block with the backend as args, so terraform runs the helper with them.
+    const config = await readFile(harness.terraformrc, "utf8");
+    assert.ok(
+      config.startsWith('credentials_helper "keychain" {\n  args = ["--backend", "pass"]\n}\n'),
+      config,
+    );
+    // Without those args the helper would use the Secret Service, which is unreachable here.
+    const keychainGet = await harness.helper(["get", host]);
+    assert.notEqual(keychainGet.exitCode, 0, describeRun(keychainGet));
+    assert.match(keychainGet.stderr, /D-Bus/);
+
+    const login = await harness.login(token);
+    assert.equal(login.exitCode, 0, describeRun(login));
+    assert.match(login.stdout, /store the token in the configured "keychain" credentials helper/);
+    await assertPassGet(harness, { token });
+    const list = await harness.helper([...PASS_ARGS, "list"]);
+    assert.equal(list.stdout, `${host}\n`, describeRun(list));
+    await assert.rejects(access(harness.credentialsFile), { code: "ENOENT" });
+    const entries = await regularFiles(join(storeDir, "terraform-credentials"));
+    assert.equal(entries.length, 1, entries.join(", "));
+    assert.ok(entries[0]?.endsWith(".gpg"), entries.join(", "));
+    // Encrypted: the token is in no file of the HOME, the GPG home or the store.
+    assert.deepEqual(await filesContaining(harness.sandbox, token), []);
+
+    const { result } = await harness.init();
+    assert.equal(result.exitCode, 0, describeRun(result));
+    assertTokenSentEverywhere(harness);
+
+    const logout = await harness.terraform(["logout", "-no-color", host]);
+    assert.equal(logout.exitCode, 0, describeRun(logout));
+    await assertPassGet(harness, {});
+    const listAfter = await harness.helper([...PASS_ARGS, "list"]);
+    assert.equal(listAfter.stdout, "", describeRun(listAfter));
+    // pass also removes the emptied folders: no entry is left anywhere in the store.
+    const left = (await regularFiles(storeDir)).filter((file) => file.endsWith(".gpg"));
+    assert.deepEqual(left, []);
+
+    harness.server.clearRequests();
+    const denied = await harness.init();
+    assert.equal(denied.result.exitCode, 1, describeRun(denied.result));
+    assert.match(denied.result.stderr, /401/);
+    assert.deepEqual(
+      requestsOf(harness, "module-versions").map((seen) => [seen.auth, seen.status]),
+      [["none", 401]],
+    );
+  },
+);
+
+test(
+  "doctor --backend pass passes a healthy headless set-up",
+  { timeout: TEST_TIMEOUT_MS },
+  async (t) => {
+    const token = newToken();
+    const harness = await passHarness(t, token);
+    if (harness === undefined) return;
+    const stored = await harness.helper(
+      [...PASS_ARGS, "store", harness.server.host],
+      JSON.stringify({ token }),
+    );
+    assert.equal(stored.exitCode, 0, describeRun(stored));
+
+    const doctor = await harness.helper([...PASS_ARGS, "doctor"]);
+    assert.equal(doctor.exitCode, 0, describeRun(doctor));
+    assert.doesNotMatch(doctor.stdout, /^FAIL/m);
+    assert.ok(doctor.stdout.includes(`has credentials for ${harness.server.host}`), doctor.stdout);
+    // It says which stores work here: pass does, the keychain has no session bus.
+    assert.match(doctor.stdout, /--backend keychain: not usable: no D-Bus session bus/);
+    assert.match(doctor.stdout, /--backend pass: pass is installed and .* is initialised/);
+  },
+);
