@@ -206,7 +206,8 @@ function shadowCheck(
 ): Check {
   const details: string[] = [];
   for (const name of Object.keys(env)) {
-    if (!name.startsWith("TF_TOKEN_") || !env[name]) continue;
+    // An empty value still counts: Terraform sends the empty token rather than ask the helper.
+    if (!name.startsWith("TF_TOKEN_") || env[name] === undefined) continue;
     details.push(`${hostOfTokenVariable(name)}: the variable ${name} wins over the helper`);
   }
   const fromEnv = env.TF_CLI_CONFIG_FILE !== undefined && env.TF_CLI_CONFIG_FILE !== "";

@@ -29,6 +29,9 @@ export async function importCredentials(
 ): Promise<ImportedHost[]> {
   const results: ImportedHost[] = [];
   let storeReached = false;
+  // Two spellings of one host (App.Example.COM, app.example.com) reach one entry: the
+  // second may only move when it holds the same object, else its token would be lost.
+  const imported = new Map<string, string>();
   for (const file of locations.credentialsFiles) {
     const text = readTextIfExists(file);
     if (text === undefined) continue;
@@ -47,6 +50,13 @@ export async function importCredentials(
         failed(error);
         continue;
       }
+      const earlier = imported.get(host);
+      if (earlier !== undefined && earlier !== stored) {
+        failed(
+          new CliError(`another spelling of ${host} with different credentials was imported first`),
+        );
+        continue;
+      }
       // Until one write has succeeded, a failing store is unreachable as a whole: then
       // nothing has moved, and the import fails with every file untouched.
       try {
@@ -60,6 +70,7 @@ export async function importCredentials(
         failed(error);
         continue;
       }
+      imported.set(host, stored);
       moved.add(name);
       results.push({ file, host: name, outcome: keep ? "copied" : "moved" });
     }

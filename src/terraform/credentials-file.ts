@@ -6,7 +6,9 @@ import { CliError } from "../errors.ts";
  * `{"credentials": {"HOST": {"token": "..."}}}`. Other top-level properties are kept.
  */
 const credentialsFileSchema = z.looseObject({
-  credentials: z.optional(z.record(z.string(), z.looseObject({ token: z.optional(z.string()) }))),
+  // Each host's object is checked on its own by the importer, so that one bad host does
+  // not hold back the others (and so that property order is kept).
+  credentials: z.optional(z.record(z.string(), z.unknown())),
 });
 
 export interface PlaintextCredentials {

@@ -35,10 +35,11 @@ export const HELPER_NAME = "terraform-credentials-keychain";
  * - Terraform: CLI config `$TF_CLI_CONFIG_FILE`, else `~/.terraformrc` (`%APPDATA%\terraform.rc`);
  *   plugins in `~/.terraform.d/plugins` and its `<os>_<arch>` subdirectory.
  * - OpenTofu: `~/.tofurc`, or `~/.terraformrc` while only that exists, or
- *   `$XDG_CONFIG_HOME/opentofu/tofurc` when neither does (Windows: `tofu.rc`, legacy
- *   `terraform.rc`); plugins also in `$XDG_DATA_HOME/opentofu/plugins` and
- *   `~/.local/share/opentofu/plugins`; `credentials.tfrc.json` in `$XDG_CONFIG_HOME/opentofu`
+ *   `$XDG_CONFIG_HOME/opentofu/tofurc` when that variable is set and neither exists
+ *   (Windows: `tofu.rc`, legacy `terraform.rc`); plugins also in
+ *   `$XDG_DATA_HOME/opentofu/plugins`; `credentials.tfrc.json` in `$XDG_CONFIG_HOME/opentofu`
  *   when `~/.terraform.d` does not exist.
+ * - Both: `TERRAFORM_CONFIG` is the legacy name of `TF_CLI_CONFIG_FILE`.
  */
 export function terraformLocations(inputs: LocationInputs): TerraformLocations {
   return inputs.platform === "win32" ? windowsLocations(inputs) : unixLocations(inputs);
@@ -49,23 +50,27 @@ function unixLocations(inputs: LocationInputs): TerraformLocations {
   const exists = (file: string) => inputs.exists(file);
   const join = (...parts: string[]) => path.posix.join(...parts);
   const dotTerraform = join(homedir, ".terraform.d");
-  const xdgConfig = nonEmpty(env.XDG_CONFIG_HOME) ?? join(homedir, ".config");
-  const defaultData = join(homedir, ".local", "share");
-  const xdgData = nonEmpty(env.XDG_DATA_HOME) ?? defaultData;
-  const dataDirs = unique([dotTerraform, join(defaultData, "opentofu"), join(xdgData, "opentofu")]);
+  // OpenTofu uses the XDG directories only when the variables are set; it has no
+  // ~/.config or ~/.local/share fallback.
+  const xdgConfig = nonEmpty(env.XDG_CONFIG_HOME);
+  const xdgData = nonEmpty(env.XDG_DATA_HOME);
+  const dataDirs = unique([
+    dotTerraform,
+    ...(xdgData === undefined ? [] : [join(xdgData, "opentofu")]),
+  ]);
   const pluginDirs = dataDirs.flatMap((dir) => [
     join(dir, "plugins"),
     join(dir, "plugins", osArch(platform, arch)),
   ]);
 
-  const fromEnv = nonEmpty(env.TF_CLI_CONFIG_FILE);
+  const fromEnv = configFileOverride(env);
   const terraformrc = join(homedir, ".terraformrc");
   const tofurc = join(homedir, ".tofurc");
   let tofuConfigFile: string;
   if (fromEnv !== undefined) tofuConfigFile = fromEnv;
-  else if (!exists(terraformrc) && !exists(tofurc))
+  else if (xdgConfig !== undefined && !exists(terraformrc) && !exists(tofurc)) {
     tofuConfigFile = join(xdgConfig, "opentofu", "tofurc");
-  else tofuConfigFile = exists(terraformrc) && !exists(tofurc) ? terraformrc : tofurc;
+  } else tofuConfigFile = exists(terraformrc) && !exists(tofurc) ? terraformrc : tofurc;
 
   return {
     helperFileName: HELPER_NAME,
@@ -76,7 +81,7 @@ function unixLocations(inputs: LocationInputs): TerraformLocations {
     configFileFromEnv: fromEnv !== undefined,
     credentialsFiles: unique([
       join(dotTerraform, "credentials.tfrc.json"),
-      join(xdgConfig, "opentofu", "credentials.tfrc.json"),
+      ...(xdgConfig === undefined ? [] : [join(xdgConfig, "opentofu", "credentials.tfrc.json")]),
     ]),
   };
 }
@@ -88,7 +93,7 @@ function windowsLocations(inputs: LocationInputs): TerraformLocations {
   const appData = nonEmpty(env.APPDATA) ?? join(homedir, "AppData", "Roaming");
   const dataDir = join(appData, "terraform.d");
   const fileName = `${HELPER_NAME}.exe`;
-  const fromEnv = nonEmpty(env.TF_CLI_CONFIG_FILE);
+  const fromEnv = configFileOverride(env);
   const terraformRc = join(appData, "terraform.rc");
   const tofuRc = join(appData, "tofu.rc");
   const tofuDefault = exists(terraformRc) && !exists(tofuRc) ? terraformRc : tofuRc;
@@ -101,6 +106,11 @@ function windowsLocations(inputs: LocationInputs): TerraformLocations {
     configFileFromEnv: fromEnv !== undefined,
     credentialsFiles: [join(dataDir, "credentials.tfrc.json")],
   };
+}
+
+/** TF_CLI_CONFIG_FILE, or the legacy TERRAFORM_CONFIG that both tools still honour. */
+function configFileOverride(env: LocationInputs["env"]): string | undefined {
+  return nonEmpty(env.TF_CLI_CONFIG_FILE) ?? nonEmpty(env.TERRAFORM_CONFIG);
 }
 
 /** Go's GOOS_GOARCH spelling of a Node platform and architecture. */

@@ -2,12 +2,20 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 
-/** The built single executable that integration and end-to-end tests run. */
+/**
+ * The built single executable that integration tests run: the host's build, or the one
+ * named by TFCK_TEST_HELPER, run through the command in TFCK_TEST_RUNNER when set (for
+ * example a linux-arm64 build under "qemu-aarch64 -L /usr/aarch64-linux-gnu").
+ */
 export const HELPER_BINARY = path.resolve(
-  import.meta.dirname,
-  "../../dist",
-  `terraform-credentials-keychain${process.platform === "win32" ? ".exe" : ""}`,
+  process.env.TFCK_TEST_HELPER ??
+    path.join(
+      import.meta.dirname,
+      "../../dist",
+      `terraform-credentials-keychain${process.platform === "win32" ? ".exe" : ""}`,
+    ),
 );
+const RUNNER = (process.env.TFCK_TEST_RUNNER ?? "").split(" ").filter((word) => word !== "");
 
 export function requireBuiltHelper(): string {
   if (!existsSync(HELPER_BINARY))
@@ -37,7 +45,8 @@ export function runHelper(
   options: HelperRunOptions,
 ): Promise<HelperResult> {
   const started = performance.now();
-  const child = spawn(requireBuiltHelper(), args, {
+  const [command, ...commandArgs] = [...RUNNER, requireBuiltHelper()];
+  const child = spawn(command!, [...commandArgs, ...args], {
     env: options.env,
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     timeout: options.timeoutMs ?? 20_000,

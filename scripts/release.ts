@@ -1,0 +1,68 @@
+/**
+ * `npm run release`: builds every target and puts each binary in an archive under
+ * release/, with a SHA256SUMS file: tar.gz for Linux and macOS (the run bit kept), zip for
+ * Windows. macOS binaries must still be signed on a Mac (see README, "Releases"); the
+ * GitHub workflow does that and rebuilds their archives.
+ *   npm run release [-- --target linux-x64 --target win-x64]
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { TARGET_NAMES, TARGETS } from "./targets.ts";
+
+const root = path.resolve(import.meta.dirname, "..");
+const { values } = parseArgs({ options: { target: { type: "string", multiple: true } } });
+const targets = values.target ?? [...TARGET_NAMES];
+const version = (
+  JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }
+).version;
+const out = path.join(root, "release");
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+const sums: string[] = [];
+for (const name of targets) {
+  const target = TARGETS[name as keyof typeof TARGETS] as
+    (typeof TARGETS)[keyof typeof TARGETS] | undefined;
+  if (target === undefined)
+    throw new Error(`unknown target ${name}: one of ${TARGET_NAMES.join(", ")}`);
+  execFileSync("npx", ["tsx", "scripts/build.ts", "--target", name], {
+    cwd: root,
+    stdio: "inherit",
+  });
+  const binaryName = `terraform-credentials-keychain${target.exeSuffix}`;
+  const staging = path.join(out, `terraform-credentials-keychain_${version}_${name}`);
+  mkdirSync(staging);
+  copyFileSync(path.join(root, "dist", name, binaryName), path.join(staging, binaryName));
+  copyFileSync(path.join(root, "README.md"), path.join(staging, "README.md"));
+  const archive =
+    target.os === "win32"
+      ? zip(staging, [binaryName, "README.md"])
+      : tarGz(staging, [binaryName, "README.md"]);
+  rmSync(staging, { recursive: true });
+  const digest = createHash("sha256").update(readFileSync(archive)).digest("hex");
+  sums.push(`${digest}  ${path.basename(archive)}`);
+  console.log(
+    `${path.relative(root, archive)}: ${(statSync(archive).size / 1024 / 1024).toFixed(1)} MiB`,
+  );
+}
+writeFileSync(path.join(out, "SHA256SUMS"), `${sums.join("\n")}\n`);
+console.log(`release/SHA256SUMS: ${sums.length} archives`);
+
+function tarGz(dir: string, files: string[]): string {
+  const archive = `${dir}.tar.gz`;
+  execFileSync("tar", ["-czf", archive, "--owner=0", "--group=0", "-C", dir, ...files]);
+  return archive;
+}
+
+function zip(dir: string, files: string[]): string {
+  const archive = `${dir}.zip`;
+  try {
+    execFileSync("zip", ["-q", "-9", "-X", archive, ...files], { cwd: dir });
+  } catch (error) {
+    throw new Error(`zip failed (apt-get install zip): ${(error as Error).message}`);
+  }
+  return archive;
+}

@@ -1,0 +1,539 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import { describe, test } from "node:test";
+import type { TestContext } from "node:test";
+import { runDoctor } from "../../../src/commands/doctor.ts";
+import type { Check } from "../../../src/commands/doctor.ts";
+import type { Machine } from "../../../src/commands/install.ts";
+import { DEFAULT_SERVICE } from "../../../src/cli/options.ts";
+import type { GlobalOptions } from "../../../src/cli/options.ts";
+import { CliError } from "../../../src/errors.ts";
+import type { CredentialStore } from "../../../src/stores/credential-store.ts";
+import { createMemoryStore } from "../../support/memory-store.ts";
+import { createTempHome } from "./temp-home.ts";
+import type { TempHome } from "./temp-home.ts";
+
+// platform "darwin": the Secret Service probe (dbus-send) is Linux-only, so it is skipped and
+// nothing outside the temporary HOME is looked at. The installed helper is a shell script
+// that prints a version, as the real one does for --version.
+
+const VERSION = "0.0.0-test";
+const EXEC_PATH = "/opt/tfck/terraform-credentials-keychain";
+const SECRET = "SECRET-zzzz.atlasv1.9999";
+const BLOCK = 'credentials_helper "keychain" {}\n';
+const DEFAULT_OPTIONS: GlobalOptions = { service: DEFAULT_SERVICE, backend: "keychain" };
+const SHADOW_FIX =
+  '"terraform-credentials-keychain import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks';
+const NO_SHADOW: Check = {
+  status: "ok",
+  title: "no host is shadowed by TF_TOKEN_* variables or plaintext credentials",
+  details: [],
+};
+const CONFIG_FIX =
+  'run "terraform-credentials-keychain install", or add: credentials_helper "keychain" {}';
+
+interface Sandbox extends TempHome {
+  readonly machine: Machine;
+  readonly plugin: string;
+  readonly terraformrc: string;
+  readonly credentialsFile: string;
+  /** Writes the installed helper: a script printing `version`. */
+  installHelper(version?: string, file?: string): void;
+}
+
+function sandbox(t: TestContext, env: Record<string, string> = {}): Sandbox {
+  const temp = createTempHome(t, "tfck-doctor-");
+  const plugin = temp.inHome(".terraform.d", "plugins", "terraform-credentials-keychain");
+  return {
+    ...temp,
+    machine: {
+      env,
+      platform: "darwin",
+      arch: "arm64",
+      homedir: temp.home,
+      execPath: EXEC_PATH,
+      isSea: true,
+    },
+    plugin,
+    terraformrc: temp.inHome(".terraformrc"),
+    credentialsFile: temp.inHome(".terraform.d", "credentials.tfrc.json"),
+    installHelper(version = VERSION, file = plugin) {
+      temp.write(file, `#!/bin/sh\necho ${version}\n`, 0o755);
+    },
+  };
+}
+
+function doctor(
+  box: Sandbox,
+  store: CredentialStore = createMemoryStore(),
+  options: GlobalOptions = DEFAULT_OPTIONS,
+  helperArgs: readonly string[] = [],
+): Promise<Check[]> {
+  return runDoctor(box.machine, VERSION, options, helperArgs, () => store);
+}
+
+/** A healthy set-up: helper installed at this version, the block in ~/.terraformrc. */
+function healthy(t: TestContext, env: Record<string, string> = {}): Sandbox {
+  const box = sandbox(t, env);
+  box.installHelper();
+  box.write(box.terraformrc, BLOCK, 0o600);
+  return box;
+}
+
+function installedOk(box: Sandbox): Check {
+  return { status: "ok", title: `installed: ${box.plugin} (version ${VERSION})`, details: [] };
+}
+
+function configOk(file: string, tools = "Terraform and OpenTofu"): Check {
+  return {
+    status: "ok",
+    title: `CLI config ${file} (${tools}) has the credentials_helper block`,
+    details: [],
+  };
+}
+
+/** With env built from scratch (no PATH), on darwin: the keychain is there, pass is not. */
+const STORES_HERE: Check = {
+  status: "ok",
+  title: "stores on this machine",
+  details: [
+    "--backend keychain: the system keychain is built in",
+    "--backend pass: not usable: pass is not installed (not on PATH)",
+  ],
+};
+const STORE_EMPTY: Check = {
+  status: "ok",
+  title: 'store --backend keychain (service "terraform-credentials"): reachable, 0 hosts stored',
+  details: [],
+};
+
+// Checks are found by what they are about, not by position, except where the whole list
+// is asserted.
+function storeCheck(checks: readonly Check[]): Check {
+  const found = checks.filter((check) => check.title.startsWith("store --backend "));
+  assert.equal(found.length, 1, JSON.stringify(checks, null, 2));
+  return found[0]!;
+}
+
+function installCheck(checks: readonly Check[], box: Sandbox): Check {
+  const found = checks.filter((check) => check.title.includes(` ${box.plugin} `));
+  assert.equal(found.length, 1, JSON.stringify(checks, null, 2));
+  return found[0]!;
+}
+
+function configCheck(checks: readonly Check[], file: string): Check {
+  const found = checks.filter((check) => check.title.startsWith(`CLI config ${file} (`));
+  assert.equal(found.length, 1, JSON.stringify(checks, null, 2));
+  return found[0]!;
+}
+
+function shadowCheck(checks: readonly Check[]): Check {
+  const last = checks.at(-1);
+  assert.ok(last);
+  assert.match(last.title, /shadowed|do not use the helper/);
+  return last;
+}
+
+function checkAbout(checks: readonly Check[], fragment: string): Check {
+  const found = checks.find((check) => check.title.includes(fragment));
+  assert.ok(found, `a check about ${fragment} in ${JSON.stringify(checks, null, 2)}`);
+  return found;
+}
+
+describe("runDoctor", { skip: process.platform === "win32" && "runs a shell script" }, () => {
+  test("healthy set-up: every check is ok, in order", async (t) => {
+    const box = healthy(t);
+    const store = createMemoryStore({
+      "app.terraform.io": `{"token":"${SECRET}"}`,
+      "tfe.example.com": "{}",
+    });
+    assert.deepEqual(await doctor(box, store), [
+      STORES_HERE,
+      {
+        status: "ok",
+        title:
+          'store --backend keychain (service "terraform-credentials"): reachable, 2 hosts stored',
+        details: ["has credentials for app.terraform.io", "has credentials for tfe.example.com"],
+      },
+      installedOk(box),
+      configOk(box.terraformrc),
+      NO_SHADOW,
+    ]);
+    assert.deepEqual(store.calls, [["list"]], "only host names are read from the store");
+  });
+
+  test("one host stored is counted in the singular", async (t) => {
+    const box = healthy(t);
+    const checks = await doctor(box, createMemoryStore({ "a.example.com": "{}" }));
+    assert.equal(
+      storeCheck(checks).title,
+      'store --backend keychain (service "terraform-credentials"): reachable, 1 host stored',
+    );
+  });
+
+  test("the keychain check names the service of the options", async (t) => {
+    const box = healthy(t);
+    const checks = await doctor(box, createMemoryStore(), {
+      service: "work",
+      backend: "keychain",
+    });
+    assert.equal(
+      storeCheck(checks).title,
+      'store --backend keychain (service "work"): reachable, 0 hosts stored',
+    );
+  });
+
+  test("missing helper: fail, with the install command of this executable", async (t) => {
+    const box = sandbox(t);
+    box.write(box.terraformrc, BLOCK);
+    assert.deepEqual(await doctor(box), [
+      STORES_HERE,
+      STORE_EMPTY,
+      {
+        status: "fail",
+        title: `not installed: ${box.plugin} is missing or does not run`,
+        details: [],
+        fix: `run "${EXEC_PATH} install"`,
+      },
+      configOk(box.terraformrc),
+      NO_SHADOW,
+    ]);
+  });
+
+  test("a helper that does not run counts as not installed", async (t) => {
+    const box = healthy(t);
+    box.write(box.plugin, "#!/bin/sh\nexit 3\n", 0o755);
+    assert.equal(checkAbout(await doctor(box), "not installed").status, "fail");
+  });
+
+  test("wrong version: warn, with how to replace it", async (t) => {
+    const box = healthy(t);
+    box.installHelper("0.0.0-old");
+    const checks = await doctor(box);
+    assert.deepEqual(installCheck(checks, box), {
+      status: "warn",
+      title: `installed ${box.plugin} is version 0.0.0-old, this one is ${VERSION}`,
+      details: [],
+      fix: `run "${EXEC_PATH} install" to replace it`,
+    });
+  });
+
+  test("another copy in a plugin directory: warn and name it", async (t) => {
+    const box = healthy(t);
+    const copy = box.inHome(
+      ".terraform.d",
+      "plugins",
+      "darwin_arm64",
+      "terraform-credentials-keychain_v9.9.9",
+    );
+    box.installHelper("9.9.9", copy);
+    const checks = await doctor(box);
+    assert.deepEqual(installCheck(checks, box), {
+      status: "warn",
+      title: `installed: ${box.plugin} (version ${VERSION})`,
+      details: [
+        `another copy: ${copy} (Terraform uses the newest _vX.Y.Z suffix, else the first found)`,
+      ],
+    });
+  });
+
+  test("missing CLI config: fail for ~/.terraformrc, and for OpenTofu's file", async (t) => {
+    const box = sandbox(t);
+    box.installHelper();
+    const checks = await doctor(box);
+    assert.deepEqual(checkAbout(checks, box.terraformrc), {
+      status: "fail",
+      title: `CLI config ${box.terraformrc} (Terraform) does not exist`,
+      details: [],
+      fix: CONFIG_FIX,
+    });
+    const tofu = checkAbout(checks, "(OpenTofu) does not exist");
+    assert.equal(tofu.status, "fail");
+    assert.equal(tofu.fix, CONFIG_FIX);
+  });
+
+  test("another helper in the config: fail, and the fix is install --force", async (t) => {
+    const box = healthy(t);
+    box.write(box.terraformrc, 'credentials_helper "other" {}\n');
+    const checks = await doctor(box);
+    assert.deepEqual(configCheck(checks, box.terraformrc), {
+      status: "fail",
+      title: `CLI config ${box.terraformrc} (Terraform and OpenTofu) has no credentials_helper "keychain" block`,
+      details: ['it names the helper "other" instead'],
+      fix: 'run "terraform-credentials-keychain install --force"',
+    });
+  });
+
+  test("a config without any helper: fail, and the fix is install", async (t) => {
+    const box = healthy(t);
+    box.write(box.terraformrc, "disable_checkpoint = true\n");
+    assert.deepEqual(configCheck(await doctor(box), box.terraformrc), {
+      status: "fail",
+      title: `CLI config ${box.terraformrc} (Terraform and OpenTofu) has no credentials_helper "keychain" block`,
+      details: [],
+      fix: CONFIG_FIX,
+    });
+  });
+
+  test("a config that cannot be read: fail with the parser's message", async (t) => {
+    const box = healthy(t);
+    box.write(box.terraformrc, 'credentials_helper "keychain" {\n');
+    const check = configCheck(await doctor(box), box.terraformrc);
+    assert.equal(check.status, "fail");
+    assert.equal(
+      check.title,
+      `CLI config ${box.terraformrc} (Terraform and OpenTofu) cannot be read`,
+    );
+    assert.deepEqual(check.details, [
+      'could not read the CLI config file as HCL: "{" is never closed on line 1; fix the file or edit it by hand',
+    ]);
+  });
+
+  test("args mismatch: warn, naming both sets of args", async (t) => {
+    const box = healthy(t);
+    box.write(
+      box.terraformrc,
+      'credentials_helper "keychain" {\n  args = ["--service", "work"]\n}\n',
+    );
+    assert.deepEqual(configCheck(await doctor(box), box.terraformrc), {
+      status: "warn",
+      title: `CLI config ${box.terraformrc} (Terraform and OpenTofu) runs the helper with args ["--service","work"]`,
+      details: ["this check ran with []: Terraform sees a different set of entries"],
+      fix: "run doctor with the same options as the block's args, or install again with the options you want",
+    });
+  });
+
+  test("the same args as the block: ok", async (t) => {
+    const box = healthy(t);
+    box.write(
+      box.terraformrc,
+      'credentials_helper "keychain" {\n  args = ["--service", "work"]\n}\n',
+    );
+    const checks = await doctor(
+      box,
+      createMemoryStore(),
+      { service: "work", backend: "keychain" },
+      ["--service", "work"],
+    );
+    assert.deepEqual(configCheck(checks, box.terraformrc), configOk(box.terraformrc));
+  });
+
+  test("~/.tofurc present: one check per file, each naming its tool", async (t) => {
+    const box = healthy(t);
+    const tofurc = box.inHome(".tofurc");
+    box.write(tofurc, "# no helper here\n");
+    const checks = await doctor(box);
+    assert.deepEqual(
+      [configCheck(checks, box.terraformrc), configCheck(checks, tofurc)],
+      [
+        configOk(box.terraformrc, "Terraform"),
+        {
+          status: "fail",
+          title: `CLI config ${tofurc} (OpenTofu) has no credentials_helper "keychain" block`,
+          details: [],
+          fix: CONFIG_FIX,
+        },
+      ],
+    );
+  });
+
+  test("TF_CLI_CONFIG_FILE: its file is checked for both tools, with a warning", async (t) => {
+    const box = sandbox(t);
+    const chosen = path.join(box.root, "ci", "cli.tfrc");
+    const withEnv = { ...box, machine: { ...box.machine, env: { TF_CLI_CONFIG_FILE: chosen } } };
+    box.installHelper();
+    box.write(chosen, BLOCK);
+    assert.deepEqual(await doctor(withEnv), [
+      STORES_HERE,
+      STORE_EMPTY,
+      installedOk(box),
+      configOk(chosen),
+      {
+        status: "warn",
+        title: `TF_CLI_CONFIG_FILE is set: ${chosen} is the only CLI config file read`,
+        details: ["~/.terraformrc and ~/.tofurc are not read while it is set"],
+        fix: "make sure that file has the credentials_helper block, or unset TF_CLI_CONFIG_FILE",
+      },
+      NO_SHADOW,
+    ]);
+  });
+
+  test("an empty TF_CLI_CONFIG_FILE gives no warning", async (t) => {
+    const box = healthy(t, { TF_CLI_CONFIG_FILE: "" });
+    assert.deepEqual(await doctor(box), [
+      STORES_HERE,
+      STORE_EMPTY,
+      installedOk(box),
+      configOk(box.terraformrc),
+      NO_SHADOW,
+    ]);
+  });
+
+  test("TF_TOKEN_* variables shadow the helper: hosts decoded, tokens never shown", async (t) => {
+    const box = healthy(t, {
+      TF_TOKEN_app_terraform_io: SECRET,
+      TF_TOKEN_foo__bar_com: SECRET,
+      TF_TOKEN_Tfe_Example_COM: SECRET,
+      TF_TOKEN_xn____mnchen__3ya_de: SECRET,
+      "TF_TOKEN_xn--caf-dma_fr": SECRET,
+      TF_TOKENS: "not a token variable",
+    });
+    const checks = await doctor(box);
+    assert.deepEqual(shadowCheck(checks), {
+      status: "warn",
+      title: "these hosts do not use the helper",
+      details: [
+        "app.terraform.io: the variable TF_TOKEN_app_terraform_io wins over the helper",
+        "foo-bar.com: the variable TF_TOKEN_foo__bar_com wins over the helper",
+        "tfe.example.com: the variable TF_TOKEN_Tfe_Example_COM wins over the helper",
+        "xn--mnchen-3ya.de: the variable TF_TOKEN_xn____mnchen__3ya_de wins over the helper",
+        "xn--caf-dma.fr: the variable TF_TOKEN_xn--caf-dma_fr wins over the helper",
+      ],
+      fix: SHADOW_FIX,
+    });
+    assert.ok(!JSON.stringify(checks).includes(SECRET), "no token in any check");
+  });
+
+  test("an empty TF_TOKEN_* variable still shadows the helper", {}, async (t) => {
+    const box = healthy(t, { TF_TOKEN_app_terraform_io: "" });
+    assert.deepEqual(shadowCheck(await doctor(box)).details, [
+      "app.terraform.io: the variable TF_TOKEN_app_terraform_io wins over the helper",
+    ]);
+  });
+
+  test("credentials.tfrc.json shadows the helper for its hosts, token never shown", async (t) => {
+    const box = healthy(t);
+    box.write(
+      box.credentialsFile,
+      JSON.stringify({
+        credentials: {
+          "app.terraform.io": { token: SECRET },
+          "tfe.example.com": { token: SECRET },
+        },
+      }),
+      0o600,
+    );
+    const checks = await doctor(box);
+    assert.deepEqual(shadowCheck(checks), {
+      status: "warn",
+      title: "these hosts do not use the helper",
+      details: [
+        `app.terraform.io: ${box.credentialsFile} holds a plaintext token that wins over the helper`,
+        `tfe.example.com: ${box.credentialsFile} holds a plaintext token that wins over the helper`,
+      ],
+      fix: SHADOW_FIX,
+    });
+    assert.ok(!JSON.stringify(checks).includes(SECRET), "no token in any check");
+  });
+
+  test("with TF_CLI_CONFIG_FILE set, credentials.tfrc.json is said to shadow only elsewhere", async (t) => {
+    const box = sandbox(t);
+    const chosen = path.join(box.root, "cli.tfrc");
+    const withEnv = { ...box, machine: { ...box.machine, env: { TF_CLI_CONFIG_FILE: chosen } } };
+    box.installHelper();
+    box.write(chosen, BLOCK);
+    box.write(box.credentialsFile, JSON.stringify({ credentials: { "a.example.com": {} } }));
+    assert.deepEqual(shadowCheck(await doctor(withEnv)).details, [
+      `a.example.com: ${box.credentialsFile} holds a plaintext token that wins over the helper (only where TF_CLI_CONFIG_FILE is not set)`,
+    ]);
+  });
+
+  test("a malformed credentials.tfrc.json is reported without its content", async (t) => {
+    const box = healthy(t);
+    box.write(box.credentialsFile, `{"credentials": {"a.example.com": {"token": "${SECRET}"`);
+    const checks = await doctor(box);
+    assert.deepEqual(shadowCheck(checks).details, [
+      `${box.credentialsFile} is not valid JSON; fix it or move its tokens by hand`,
+    ]);
+    assert.ok(!JSON.stringify(checks).includes(SECRET));
+  });
+
+  test('credentials "host" {} blocks shadow the helper, empty ones too, tokens never shown', async (t) => {
+    const box = healthy(t);
+    box.write(
+      box.terraformrc,
+      `${BLOCK}\ncredentials "app.terraform.io" {\n  token = "${SECRET}"\n}\n\ncredentials "empty.example.com" {}\n`,
+    );
+    const checks = await doctor(box);
+    assert.deepEqual(configCheck(checks, box.terraformrc), configOk(box.terraformrc));
+    assert.deepEqual(shadowCheck(checks), {
+      status: "warn",
+      title: "these hosts do not use the helper",
+      details: [
+        `app.terraform.io: a credentials block in ${box.terraformrc} wins over the helper`,
+        `empty.example.com: a credentials block in ${box.terraformrc} wins over the helper`,
+      ],
+      fix: SHADOW_FIX,
+    });
+    assert.ok(!JSON.stringify(checks).includes(SECRET));
+  });
+
+  test("every kind of shadowing is listed together: variables, file, blocks", async (t) => {
+    const box = healthy(t, { TF_TOKEN_a_example_com: SECRET });
+    box.write(box.credentialsFile, JSON.stringify({ credentials: { "b.example.com": {} } }));
+    box.write(box.terraformrc, `${BLOCK}credentials "c.example.com" {}\n`);
+    const { details } = shadowCheck(await doctor(box));
+    assert.deepEqual(
+      details.map((line) => line.split(":")[0]),
+      ["a.example.com", "b.example.com", "c.example.com"],
+    );
+  });
+
+  test("a store whose list fails: fail with its message", async (t) => {
+    const box = healthy(t);
+    const store = createMemoryStore();
+    store.failNext(new CliError("the keychain is locked"), "list");
+    const checks = await doctor(box, store);
+    assert.deepEqual(checks, [
+      STORES_HERE,
+      {
+        status: "fail",
+        title: 'store --backend keychain (service "terraform-credentials"): not reachable',
+        details: ["the keychain is locked"],
+      },
+      installedOk(box),
+      configOk(box.terraformrc),
+      NO_SHADOW,
+    ]);
+  });
+
+  test("a store that cannot be opened: fail with its message, the other checks still run", async (t) => {
+    const box = healthy(t);
+    const checks = await runDoctor(box.machine, VERSION, DEFAULT_OPTIONS, [], () => {
+      throw new CliError("no keychain backend on this machine");
+    });
+    assert.deepEqual(storeCheck(checks), {
+      status: "fail",
+      title: 'store --backend keychain (service "terraform-credentials"): not reachable',
+      details: ["no keychain backend on this machine"],
+    });
+    assert.deepEqual(installCheck(checks, box), installedOk(box), "the other checks still run");
+    assert.deepEqual(shadowCheck(checks), NO_SHADOW);
+  });
+
+  test("an asynchronously failing open is reported the same way", async (t) => {
+    const box = healthy(t);
+    const checks = await runDoctor(box.machine, VERSION, DEFAULT_OPTIONS, [], () =>
+      Promise.reject(new CliError("dbus went away")),
+    );
+    assert.equal(storeCheck(checks).status, "fail");
+    assert.deepEqual(storeCheck(checks).details, ["dbus went away"]);
+  });
+
+  test("--backend pass without pass installed: fail with the fix, and the store is not opened", async (t) => {
+    const box = healthy(t);
+    const store = createMemoryStore();
+    const checks = await doctor(box, store, { service: DEFAULT_SERVICE, backend: "pass" }, [
+      "--backend",
+      "pass",
+    ]);
+    assert.deepEqual(storeCheck(checks), {
+      status: "fail",
+      title:
+        'store --backend pass (service "terraform-credentials"): pass is not installed (not on PATH)',
+      details: [],
+      fix: 'install pass and gnupg (e.g. "apt-get install pass"), then "pass init <gpg-id>"',
+    });
+    assert.deepEqual(store.calls, []);
+  });
+});

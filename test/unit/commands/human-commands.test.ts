@@ -1,0 +1,304 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { describe, test } from "node:test";
+import type { TestContext } from "node:test";
+import type { GlobalOptions } from "../../../src/cli/options.ts";
+import { run } from "../../../src/cli/run.ts";
+import type { Dependencies } from "../../../src/cli/run.ts";
+import { CliError } from "../../../src/errors.ts";
+import { createFakeIo } from "../../support/fake-io.ts";
+import type { FakeIoOptions } from "../../support/fake-io.ts";
+import { createMemoryStore } from "../../support/memory-store.ts";
+import type { MemoryStore } from "../../support/memory-store.ts";
+import { createTempHome } from "./temp-home.ts";
+
+// The commands for people, rendered through run() with a fake Io: stdout, stderr and the
+// exit code are asserted exactly.
+
+const VERSION = "0.0.0-test";
+const SECRET = "SECRET-hhhh.atlasv1.4444";
+const BLOCK = 'credentials_helper "keychain" {}\n';
+
+interface Outcome {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `argv` with `store` behind every service; records the options it was opened with. */
+async function invoke(
+  argv: readonly string[],
+  store: MemoryStore,
+  ioOptions: FakeIoOptions = {},
+  opened: GlobalOptions[] = [],
+): Promise<Outcome> {
+  const io = createFakeIo(ioOptions);
+  const deps: Dependencies = {
+    version: VERSION,
+    openStore(options) {
+      opened.push(options);
+      return store;
+    },
+  };
+  const code = await run(argv, io, deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+describe("list", () => {
+  const twoHosts = () =>
+    createMemoryStore({ "tfe.example.com": "{}", "app.terraform.io": `{"token":"${SECRET}"}` });
+
+  test("prints one host per line, sorted, and never a token", async () => {
+    assert.deepEqual(await invoke(["list"], twoHosts()), {
+      code: 0,
+      stdout: "app.terraform.io\ntfe.example.com\n",
+      stderr: "",
+    });
+  });
+
+  test("no hosts prints nothing", async () => {
+    assert.deepEqual(await invoke(["list"], createMemoryStore()), {
+      code: 0,
+      stdout: "",
+      stderr: "",
+    });
+  });
+
+  test("--json prints one JSON array", async () => {
+    assert.deepEqual(await invoke(["list", "--json"], twoHosts()), {
+      code: 0,
+      stdout: '["app.terraform.io","tfe.example.com"]\n',
+      stderr: "",
+    });
+  });
+
+  test("--json with no hosts prints []", async () => {
+    assert.deepEqual(await invoke(["list", "--json"], createMemoryStore()), {
+      code: 0,
+      stdout: "[]\n",
+      stderr: "",
+    });
+  });
+
+  test("--service before the verb selects the store", async () => {
+    const opened: GlobalOptions[] = [];
+    await invoke(["--service", "work", "list"], createMemoryStore(), {}, opened);
+    assert.deepEqual(opened, [{ service: "work", backend: "keychain" }]);
+  });
+
+  test("a failing store: its message on stderr, exit 1, nothing on stdout", async () => {
+    const store = createMemoryStore();
+    store.failNext(new CliError("the keychain is locked: unlock it and try again"), "list");
+    assert.deepEqual(await invoke(["list"], store), {
+      code: 1,
+      stdout: "",
+      stderr: "the keychain is locked: unlock it and try again\n",
+    });
+  });
+});
+
+describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () => {
+  test("not a single executable: refused with how to build one, exit 1", async () => {
+    const opened: GlobalOptions[] = [];
+    const outcome = await invoke(["install"], createMemoryStore(), { isSea: false }, opened);
+    assert.deepEqual(outcome, {
+      code: 1,
+      stdout: "",
+      stderr:
+        'install copies the built executable: run "npm run build", then "dist/terraform-credentials-keychain install"\n',
+    });
+    assert.deepEqual(opened, [], "the store is not opened");
+  });
+
+  function temp(t: TestContext) {
+    const box = createTempHome(t, "tfck-human-");
+    const executable = path.join(box.root, "dist", "terraform-credentials-keychain");
+    box.write(executable, "#!/bin/sh\necho built\n", 0o755);
+    const ioOptions: FakeIoOptions = {
+      env: {},
+      platform: "linux",
+      arch: "x64",
+      homedir: box.home,
+      execPath: executable,
+      isSea: true,
+    };
+    const target = box.inHome(".terraform.d", "plugins", "terraform-credentials-keychain");
+    return { box, ioOptions, target, terraformrc: box.inHome(".terraformrc") };
+  }
+
+  test("--dry-run says what would be done and changes nothing", async (t) => {
+    const { box, ioOptions, target, terraformrc } = temp(t);
+    const outcome = await invoke(
+      ["--service", "work", "install", "--dry-run"],
+      createMemoryStore(),
+      ioOptions,
+    );
+    assert.deepEqual(outcome, {
+      code: 0,
+      stdout: [
+        `helper: ${target} would be installed`,
+        `config: ${terraformrc} (Terraform and OpenTofu): credentials_helper block would be added`,
+        "the block:",
+        '  credentials_helper "keychain" {',
+        '    args = ["--service", "work"]',
+        "  }",
+        "dry run: nothing was changed",
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+    assert.equal(existsSync(target), false);
+    assert.equal(existsSync(terraformrc), false);
+    assert.equal(box.text(terraformrc), undefined);
+  });
+
+  test("install reports each change and what to do next; again, that all is up to date", async (t) => {
+    const { box, ioOptions, target, terraformrc } = temp(t);
+    const next = [
+      'next: "terraform login HOST" (or "tofu login HOST") stores the token in the keychain;',
+      `      "${target} import" moves tokens already in credentials.tfrc.json;`,
+      `      "${target} doctor" checks the set-up`,
+      "",
+    ];
+    assert.deepEqual(await invoke(["install"], createMemoryStore(), ioOptions), {
+      code: 0,
+      stdout: [
+        `helper: ${target} installed`,
+        `config: ${terraformrc} (Terraform and OpenTofu): credentials_helper block added`,
+        ...next,
+      ].join("\n"),
+      stderr: "",
+    });
+    assert.equal(box.text(terraformrc), BLOCK);
+
+    assert.deepEqual(await invoke(["install"], createMemoryStore(), ioOptions), {
+      code: 0,
+      stdout: [
+        `helper: ${target} already up to date`,
+        `config: ${terraformrc} (Terraform and OpenTofu) already has the block`,
+        ...next,
+      ].join("\n"),
+      stderr: "",
+    });
+  });
+
+  test("a different helper: refused on stderr, exit 1, nothing on stdout", async (t) => {
+    const { box, ioOptions, terraformrc } = temp(t);
+    box.write(terraformrc, 'credentials_helper "other" {}\n');
+    assert.deepEqual(await invoke(["install"], createMemoryStore(), ioOptions), {
+      code: 1,
+      stdout: "",
+      stderr:
+        'the CLI config already sets credentials_helper "other"; rerun with --force to replace it\n',
+    });
+    assert.equal(box.text(terraformrc), 'credentials_helper "other" {}\n');
+  });
+
+  test("uninstall reports what it removed and that the tokens stay", async (t) => {
+    const { box, ioOptions, target, terraformrc } = temp(t);
+    box.write(terraformrc, "# mine\n", 0o600);
+    await invoke(["install"], createMemoryStore(), ioOptions);
+    assert.deepEqual(await invoke(["uninstall"], createMemoryStore(), ioOptions), {
+      code: 0,
+      stdout: [
+        `helper: ${target} removed`,
+        `config: ${terraformrc}: credentials_helper block removed`,
+        "the tokens stay in the keychain: forget them first if you no longer want them",
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+    assert.equal(box.text(terraformrc), "# mine\n");
+  });
+
+  test("import reports each host and fails when one could not be imported", async (t) => {
+    const { box, ioOptions } = temp(t);
+    const file = box.inHome(".terraform.d", "credentials.tfrc.json");
+    box.write(
+      file,
+      JSON.stringify({
+        credentials: { "App.Example.COM": { token: SECRET }, "bad host": { token: SECRET } },
+      }),
+      0o600,
+    );
+    const store = createMemoryStore();
+    assert.deepEqual(await invoke(["import"], store, ioOptions), {
+      code: 1,
+      stdout: [
+        `moved: App.Example.COM from ${file} into the keychain`,
+        `failed: bad host (stays in ${file}): invalid hostname "bad host": contains whitespace`,
+        "",
+      ].join("\n"),
+      stderr: "1 of 2 hosts could not be imported\n",
+    });
+    assert.deepEqual([...store.entries.keys()], ["app.example.com"]);
+  });
+});
+
+describe("doctor", { skip: process.platform === "win32" && "runs a shell script" }, () => {
+  function temp(t: TestContext) {
+    const box = createTempHome(t, "tfck-human-doctor-");
+    const plugin = box.inHome(".terraform.d", "plugins", "terraform-credentials-keychain");
+    box.write(plugin, `#!/bin/sh\necho ${VERSION}\n`, 0o755);
+    const terraformrc = box.inHome(".terraformrc");
+    box.write(terraformrc, BLOCK, 0o600);
+    const ioOptions: FakeIoOptions = {
+      env: {},
+      platform: "darwin",
+      arch: "arm64",
+      homedir: box.home,
+      execPath: "/opt/tfck/terraform-credentials-keychain",
+      isSea: true,
+    };
+    return { box, plugin, terraformrc, ioOptions };
+  }
+
+  test("healthy: one ok line per check, details indented, exit 0", async (t) => {
+    const { plugin, terraformrc, ioOptions } = temp(t);
+    const store = createMemoryStore({ "app.terraform.io": `{"token":"${SECRET}"}` });
+    assert.deepEqual(await invoke(["doctor"], store, ioOptions), {
+      code: 0,
+      stdout: [
+        "ok    stores on this machine",
+        "      --backend keychain: the system keychain is built in",
+        "      --backend pass: not usable: pass is not installed (not on PATH)",
+        'ok    store --backend keychain (service "terraform-credentials"): reachable, 1 host stored',
+        "      has credentials for app.terraform.io",
+        `ok    installed: ${plugin} (version ${VERSION})`,
+        `ok    CLI config ${terraformrc} (Terraform and OpenTofu) has the credentials_helper block`,
+        "ok    no host is shadowed by TF_TOKEN_* variables or plaintext credentials",
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+  });
+
+  test("a failed and a warned check: FAIL and warn lines with fixes, exit 1", async (t) => {
+    const { plugin, terraformrc, ioOptions } = temp(t);
+    const store = createMemoryStore();
+    store.failNext(new CliError("the keychain is locked"), "list");
+    const outcome = await invoke(["doctor"], store, {
+      ...ioOptions,
+      env: { TF_TOKEN_app_terraform_io: SECRET },
+    });
+    assert.deepEqual(outcome, {
+      code: 1,
+      stdout: [
+        "ok    stores on this machine",
+        "      --backend keychain: the system keychain is built in",
+        "      --backend pass: not usable: pass is not installed (not on PATH)",
+        'FAIL  store --backend keychain (service "terraform-credentials"): not reachable',
+        "      the keychain is locked",
+        `ok    installed: ${plugin} (version ${VERSION})`,
+        `ok    CLI config ${terraformrc} (Terraform and OpenTofu) has the credentials_helper block`,
+        "warn  these hosts do not use the helper",
+        "      app.terraform.io: the variable TF_TOKEN_app_terraform_io wins over the helper",
+        '      fix: "terraform-credentials-keychain import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks',
+        "",
+      ].join("\n"),
+      stderr: "doctor: 1 check failed\n",
+    });
+    assert.ok(!outcome.stdout.includes(SECRET));
+  });
+});

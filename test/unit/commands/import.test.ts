@@ -1,0 +1,464 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { describe, test } from "node:test";
+import type { TestContext } from "node:test";
+import { anyCredentialsFile, importCredentials } from "../../../src/commands/import.ts";
+import { CliError } from "../../../src/errors.ts";
+import type { CredentialStore } from "../../../src/stores/credential-store.ts";
+import type { TerraformLocations } from "../../../src/terraform/locations.ts";
+import { createMemoryStore } from "../../support/memory-store.ts";
+import { createTempHome } from "./temp-home.ts";
+import type { TempHome } from "./temp-home.ts";
+
+const SECRET_A = "SECRET-aaaa.atlasv1.1111";
+const SECRET_B = "SECRET-bbbb.atlasv1.2222";
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+interface Sandbox extends TempHome {
+  /** ~/.terraform.d/credentials.tfrc.json */
+  readonly file: string;
+  /** The OpenTofu XDG candidate. */
+  readonly xdgFile: string;
+  readonly locations: TerraformLocations;
+}
+
+function sandbox(t: TestContext): Sandbox {
+  const temp = createTempHome(t, "tfck-import-");
+  const file = temp.inHome(".terraform.d", "credentials.tfrc.json");
+  const xdgFile = path.join(temp.root, "xdg-config", "opentofu", "credentials.tfrc.json");
+  // Only credentialsFiles matters to import; the rest is filled in for the type.
+  const locations: TerraformLocations = {
+    helperFileName: "terraform-credentials-keychain",
+    helperInstallPath: temp.inHome(".terraform.d", "plugins", "terraform-credentials-keychain"),
+    pluginDirs: [temp.inHome(".terraform.d", "plugins")],
+    terraformConfigFile: temp.inHome(".terraformrc"),
+    tofuConfigFile: temp.inHome(".terraformrc"),
+    configFileFromEnv: false,
+    credentialsFiles: [file, xdgFile],
+  };
+  return { ...temp, file, xdgFile, locations };
+}
+
+/** A store that behaves like `inner` except as `overrides` say. */
+function storeWith(inner: CredentialStore, overrides: Partial<CredentialStore>): CredentialStore {
+  return {
+    get: (host) => inner.get(host),
+    store: (host, secret) => inner.store(host, secret),
+    forget: (host) => inner.forget(host),
+    list: () => inner.list(),
+    ...overrides,
+  };
+}
+
+function assertNoSecret(value: unknown): void {
+  const text = JSON.stringify(value);
+  assert.ok(!text.includes(SECRET_A) && !text.includes(SECRET_B), `no token in ${text}`);
+}
+
+describe("importCredentials", { skip: process.platform === "win32" && "POSIX modes" }, () => {
+  test("moves every host into the store and removes the file when nothing is left", async (t) => {
+    const box = sandbox(t);
+    box.write(
+      box.file,
+      json({
+        credentials: {
+          "app.terraform.io": { token: SECRET_A },
+          "tfe.example.com": { token: SECRET_B, organization: "acme" },
+        },
+      }),
+      0o600,
+    );
+    const store = createMemoryStore();
+    const results = await importCredentials(store, box.locations, false);
+    assert.deepEqual(results, [
+      { file: box.file, host: "app.terraform.io", outcome: "moved" },
+      { file: box.file, host: "tfe.example.com", outcome: "moved" },
+    ]);
+    assert.deepEqual(
+      new Map(store.entries),
+      new Map([
+        ["app.terraform.io", `{"token":"${SECRET_A}"}`],
+        ["tfe.example.com", `{"token":"${SECRET_B}","organization":"acme"}`],
+      ]),
+    );
+    assert.equal(existsSync(box.file), false, "the plaintext file is gone");
+  });
+
+  test("each host is stored, then read back, before the file changes", async (t) => {
+    const box = sandbox(t);
+    box.write(box.file, json({ credentials: { "app.terraform.io": { token: SECRET_A } } }));
+    const store = createMemoryStore();
+    await importCredentials(store, box.locations, false);
+    assert.deepEqual(store.calls, [
+      ["store", "app.terraform.io"],
+      ["get", "app.terraform.io"],
+    ]);
+  });
+
+  test("other top-level keys are kept: the file stays with an empty credentials object", async (t) => {
+    const box = sandbox(t);
+    box.write(
+      box.file,
+      json({ comment: "hand-written", credentials: { "app.terraform.io": { token: SECRET_A } } }),
+    );
+    await importCredentials(createMemoryStore(), box.locations, false);
+    assert.equal(box.text(box.file), '{\n  "comment": "hand-written",\n  "credentials": {}\n}\n');
+  });
+
+  test("an invalid hostname stays in the file and is reported; the others move", async (t) => {
+    const box = sandbox(t);
+    box.write(
+      box.file,
+      json({
+        credentials: {
+          "https://bad.example.com": { token: SECRET_A },
+          "good.example.com": { token: SECRET_B },
+        },
+      }),
+      0o600,
+    );
+    const store = createMemoryStore();
+    const results = await importCredentials(store, box.locations, false);
+    assert.deepEqual(results, [
+      {
+        file: box.file,
+        host: "https://bad.example.com",
+        outcome: "failed",
+        reason: 'invalid hostname "https://bad.example.com": expected a hostname, not a URL',
+      },
+      { file: box.file, host: "good.example.com", outcome: "moved" },
+    ]);
+    assertNoSecret(results);
+    assert.deepEqual([...store.entries.keys()], ["good.example.com"]);
+    assert.equal(
+      box.text(box.file),
+      json({ credentials: { "https://bad.example.com": { token: SECRET_A } } }),
+    );
+  });
+
+  test(
+    "an invalid credentials object stays in the file and is reported; the others move",
+    {},
+    async (t) => {
+      const box = sandbox(t);
+      box.write(
+        box.file,
+        json({
+          credentials: {
+            "bad.example.com": { token: 12345 },
+            "good.example.com": { token: SECRET_B },
+          },
+        }),
+      );
+      const store = createMemoryStore();
+      const results = await importCredentials(store, box.locations, false);
+      assert.equal(results.length, 2);
+      assert.deepEqual(results[0] && { ...results[0], reason: undefined }, {
+        file: box.file,
+        host: "bad.example.com",
+        outcome: "failed",
+        reason: undefined,
+      });
+      assert.deepEqual(results[1], { file: box.file, host: "good.example.com", outcome: "moved" });
+      assert.deepEqual([...store.entries.keys()], ["good.example.com"]);
+      assert.equal(
+        box.text(box.file),
+        json({ credentials: { "bad.example.com": { token: 12345 } } }),
+      );
+    },
+  );
+
+  test("a malformed file is refused naming the file, never its content, and left as it was", async (t) => {
+    const box = sandbox(t);
+    const text = `{"credentials": {"app.terraform.io": {"token": "${SECRET_A}"`;
+    box.write(box.file, text, 0o600);
+    const store = createMemoryStore();
+    await assert.rejects(importCredentials(store, box.locations, false), (error: unknown) => {
+      assert.ok(error instanceof CliError);
+      assert.equal(
+        error.message,
+        `${box.file} is not valid JSON; fix it or move its tokens by hand`,
+      );
+      return true;
+    });
+    assert.equal(box.text(box.file), text);
+    assert.deepEqual(store.calls, []);
+  });
+
+  test("keep copies every host and leaves the file byte-identical", async (t) => {
+    const box = sandbox(t);
+    const text = `{"credentials":{"app.terraform.io":{"token":"${SECRET_A}"},  "b.example.com" : {"token":"${SECRET_B}"}}}`;
+    box.write(box.file, text, 0o640);
+    const store = createMemoryStore();
+    const results = await importCredentials(store, box.locations, true);
+    assert.deepEqual(results, [
+      { file: box.file, host: "app.terraform.io", outcome: "copied" },
+      { file: box.file, host: "b.example.com", outcome: "copied" },
+    ]);
+    assert.deepEqual(box.bytes(box.file), Buffer.from(text));
+    assert.equal(box.mode(box.file), 0o640);
+    assert.equal(store.entries.size, 2);
+  });
+
+  test("a store that fails on its first write: the error is thrown and the file is byte-identical", async (t) => {
+    const box = sandbox(t);
+    const text = json({
+      credentials: {
+        "app.terraform.io": { token: SECRET_A },
+        "b.example.com": { token: SECRET_B },
+      },
+    });
+    box.write(box.file, text, 0o600);
+    const store = createMemoryStore();
+    const locked = new CliError("the keychain is locked: unlock it and try again");
+    store.failNext(locked, "store");
+    await assert.rejects(importCredentials(store, box.locations, false), (error: unknown) => {
+      assert.equal(error, locked);
+      return true;
+    });
+    assert.deepEqual(box.bytes(box.file), Buffer.from(text));
+    assert.equal(store.entries.size, 0);
+    assert.deepEqual(store.calls, [["store", "app.terraform.io"]], "it stops at the first failure");
+  });
+
+  test("an unexpected error on the first write is thrown too, the file untouched", async (t) => {
+    const box = sandbox(t);
+    const text = json({ credentials: { "app.terraform.io": { token: SECRET_A } } });
+    box.write(box.file, text);
+    const store = createMemoryStore();
+    store.failNext(new TypeError("addon crashed"), "store");
+    await assert.rejects(importCredentials(store, box.locations, false), TypeError);
+    assert.deepEqual(box.bytes(box.file), Buffer.from(text));
+  });
+
+  test("a host the store returns differently on read-back stays in the file", async (t) => {
+    const box = sandbox(t);
+    box.write(
+      box.file,
+      json({
+        credentials: {
+          "a.example.com": { token: SECRET_A },
+          "b.example.com": { token: SECRET_B },
+        },
+      }),
+      0o600,
+    );
+    const inner = createMemoryStore();
+    const store = storeWith(inner, {
+      get: async (host) => (host === "b.example.com" ? '{"token":"mangled"}' : inner.get(host)),
+    });
+    const results = await importCredentials(store, box.locations, false);
+    assert.deepEqual(results, [
+      { file: box.file, host: "a.example.com", outcome: "moved" },
+      {
+        file: box.file,
+        host: "b.example.com",
+        outcome: "failed",
+        reason: "the keychain returned something else when read back",
+      },
+    ]);
+    assert.equal(
+      box.text(box.file),
+      json({ credentials: { "b.example.com": { token: SECRET_B } } }),
+    );
+  });
+
+  test("a host the store loses on read-back stays in the file", async (t) => {
+    const box = sandbox(t);
+    box.write(box.file, json({ credentials: { "a.example.com": { token: SECRET_A } } }));
+    const inner = createMemoryStore();
+    const store = storeWith(inner, { get: async () => undefined });
+    const results = await importCredentials(store, box.locations, false);
+    assert.equal(results[0]?.outcome, "failed");
+    assert.equal(
+      box.text(box.file),
+      json({ credentials: { "a.example.com": { token: SECRET_A } } }),
+    );
+  });
+
+  test("a store that fails after a first success: only the failed host stays", async (t) => {
+    const box = sandbox(t);
+    box.write(
+      box.file,
+      json({
+        credentials: {
+          "a.example.com": { token: SECRET_A },
+          "b.example.com": { token: SECRET_B },
+        },
+      }),
+    );
+    const inner = createMemoryStore();
+    const store = storeWith(inner, {
+      store: async (host, secret) => {
+        if (host === "b.example.com") throw new CliError("the keychain refused the entry");
+        await inner.store(host, secret);
+      },
+    });
+    const results = await importCredentials(store, box.locations, false);
+    assert.deepEqual(results, [
+      { file: box.file, host: "a.example.com", outcome: "moved" },
+      {
+        file: box.file,
+        host: "b.example.com",
+        outcome: "failed",
+        reason: "the keychain refused the entry",
+      },
+    ]);
+    assert.equal(
+      box.text(box.file),
+      json({ credentials: { "b.example.com": { token: SECRET_B } } }),
+    );
+  });
+
+  test("an unexpected error after a first success is thrown, not reported as a failed host", async (t) => {
+    const box = sandbox(t);
+    box.write(
+      box.file,
+      json({ credentials: { "a.example.com": { token: "x" }, "b.example.com": { token: "y" } } }),
+    );
+    const inner = createMemoryStore();
+    const store = storeWith(inner, {
+      store: async (host, secret) => {
+        if (host === "b.example.com") throw new RangeError("bug");
+        await inner.store(host, secret);
+      },
+    });
+    await assert.rejects(importCredentials(store, box.locations, false), RangeError);
+  });
+
+  for (const mode of [0o600, 0o640, 0o644]) {
+    test(`the rewritten file keeps its mode ${mode.toString(8).padStart(4, "0")}`, async (t) => {
+      const box = sandbox(t);
+      box.write(
+        box.file,
+        json({
+          credentials: { "not a host": { token: SECRET_A }, "b.example.com": { token: SECRET_B } },
+        }),
+        mode,
+      );
+      await importCredentials(createMemoryStore(), box.locations, false);
+      assert.equal(
+        box.text(box.file),
+        json({ credentials: { "not a host": { token: SECRET_A } } }),
+      );
+      assert.equal(box.mode(box.file), mode);
+    });
+  }
+
+  test("hostnames are normalised: App.Example.COM is stored as app.example.com", async (t) => {
+    const box = sandbox(t);
+    box.write(
+      box.file,
+      json({
+        credentials: {
+          "App.Example.COM": { token: SECRET_A },
+          "münchen.de:443": { token: SECRET_B },
+        },
+      }),
+    );
+    const store = createMemoryStore();
+    const results = await importCredentials(store, box.locations, false);
+    assert.deepEqual(
+      results.map((result) => [result.host, result.outcome]),
+      [
+        ["App.Example.COM", "moved"],
+        ["münchen.de:443", "moved"],
+      ],
+    );
+    assert.deepEqual([...store.entries.keys()].sort(), ["app.example.com", "xn--mnchen-3ya.de"]);
+    assert.equal(existsSync(box.file), false);
+  });
+
+  test(
+    "two spellings of one host with different tokens: the token the keychain does not keep stays in the file",
+    {},
+    async (t) => {
+      const box = sandbox(t);
+      box.write(
+        box.file,
+        json({
+          credentials: {
+            "App.Example.COM": { token: SECRET_A },
+            "app.example.com": { token: SECRET_B },
+          },
+        }),
+      );
+      const store = createMemoryStore();
+      await importCredentials(store, box.locations, false);
+      const kept = store.entries.get("app.example.com") ?? "";
+      const left = box.text(box.file) ?? "";
+      for (const [name, secret] of [
+        ["A", SECRET_A],
+        ["B", SECRET_B],
+      ] as const) {
+        assert.ok(
+          kept.includes(secret) || left.includes(secret),
+          `token ${name} is kept somewhere`,
+        );
+      }
+    },
+  );
+
+  test("both credentials files are imported, each rewritten on its own", async (t) => {
+    const box = sandbox(t);
+    box.write(box.file, json({ credentials: { "a.example.com": { token: SECRET_A } } }));
+    box.write(
+      box.xdgFile,
+      json({ credentials: { "b.example.com": { token: SECRET_B }, "bad host": {} } }),
+      0o640,
+    );
+    const store = createMemoryStore();
+    const results = await importCredentials(store, box.locations, false);
+    assert.deepEqual(
+      results.map(({ file, host, outcome }) => ({ file, host, outcome })),
+      [
+        { file: box.file, host: "a.example.com", outcome: "moved" },
+        { file: box.xdgFile, host: "b.example.com", outcome: "moved" },
+        { file: box.xdgFile, host: "bad host", outcome: "failed" },
+      ],
+    );
+    assert.equal(existsSync(box.file), false);
+    assert.equal(box.text(box.xdgFile), json({ credentials: { "bad host": {} } }));
+    assert.equal(box.mode(box.xdgFile), 0o640);
+  });
+
+  test("no credentials file: nothing to import and the store is not touched", async (t) => {
+    const box = sandbox(t);
+    const store = createMemoryStore();
+    assert.equal(anyCredentialsFile(box.locations), false);
+    assert.deepEqual(await importCredentials(store, box.locations, false), []);
+    assert.deepEqual(store.calls, []);
+  });
+
+  test("a file with no hosts is left as it is", async (t) => {
+    const box = sandbox(t);
+    box.write(box.file, '{"credentials": {}}', 0o600);
+    assert.equal(anyCredentialsFile(box.locations), true);
+    assert.deepEqual(await importCredentials(createMemoryStore(), box.locations, false), []);
+    assert.equal(box.text(box.file), '{"credentials": {}}');
+  });
+
+  test("a file where every host fails is left byte-identical", async (t) => {
+    const box = sandbox(t);
+    const text = `{"credentials":{"not a host":{"token":"${SECRET_A}"}}}`;
+    box.write(box.file, text, 0o600);
+    const results = await importCredentials(createMemoryStore(), box.locations, false);
+    assert.equal(results[0]?.outcome, "failed");
+    assert.equal(results[0].reason, 'invalid hostname "not a host": contains whitespace');
+    assertNoSecret(results);
+    assert.deepEqual(box.bytes(box.file), Buffer.from(text));
+  });
+
+  test("failure reasons never hold a token", async (t) => {
+    const box = sandbox(t);
+    box.write(
+      box.file,
+      json({ credentials: { [`${SECRET_A}.example.com/x`]: { token: SECRET_B } } }),
+    );
+    const results = await importCredentials(createMemoryStore(), box.locations, false);
+    assert.equal(results.length, 1);
+    assert.equal(results[0]?.outcome, "failed");
+    assert.ok(!(results[0].reason ?? "").includes(SECRET_B));
+  });
+});
