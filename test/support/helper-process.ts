@@ -46,7 +46,7 @@ export function runHelper(
 ): Promise<HelperResult> {
   const started = performance.now();
   const [command, ...commandArgs] = [...RUNNER, requireBuiltHelper()];
-  const child = spawn(command!, [...commandArgs, ...args], {
+  const child = spawn(command, [...commandArgs, ...args], {
     env: options.env,
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     timeout: options.timeoutMs ?? 20_000,
