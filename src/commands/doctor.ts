@@ -9,7 +9,7 @@ import { probeSecretService, type ProbeResult } from "../stores/secret-service-p
 import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-config.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, type Machine } from "./install.ts";
-import { readTextIfExists } from "./files.ts";
+import { readTextIfExists } from "../files.ts";
 
 export interface Check {
   readonly status: "ok" | "warn" | "fail";

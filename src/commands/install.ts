@@ -9,7 +9,7 @@ import {
 } from "../terraform/cli-config.ts";
 import { terraformLocations, type TerraformLocations } from "../terraform/locations.ts";
 import type { Io } from "../cli/io.ts";
-import { modeIfExists, readTextIfExists, writeFileAtomically } from "./files.ts";
+import { modeIfExists, readTextIfExists, writeFileAtomically } from "../files.ts";
 
 /** The name in `credentials_helper "keychain" {}`; Terraform adds the `terraform-credentials-` prefix. */
 export const HELPER_BLOCK_NAME = "keychain";

@@ -1,15 +1,7 @@
-import {
-  closeSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { lstatSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { writeFileAtomically } from "../files.ts";
 import type * as KeyringModule from "@napi-rs/keyring";
 
 /** The native keychain binding, as `@napi-rs/keyring` exports it. */
@@ -58,7 +50,9 @@ function loadFromSea(sea: SeaApi, cacheDir: string, sha256: string): KeyringBind
   // getRawAsset gives the bytes in the binary without a copy.
   const embedded = new Uint8Array(sea.getRawAsset(KEYRING_ASSET));
   ensurePrivateDirectory(cacheDir);
-  if (!isTrustedCopy(file, embedded)) writeAtomically(file, embedded);
+  // Processes that start at once each write their own temp copy and rename it into place:
+  // the last rename wins with identical bytes, and none loads a half-written file.
+  if (!isTrustedCopy(file, embedded)) writeFileAtomically(file, embedded, 0o700);
   const module = { exports: {} as KeyringBinding };
   process.dlopen(module, file);
   return module.exports;
@@ -98,26 +92,4 @@ function isTrustedCopy(file: string, embedded: Uint8Array): boolean {
     return false;
   }
   return stat.size === embedded.byteLength && Buffer.compare(readFileSync(file), embedded) === 0;
-}
-
-/**
- * Exclusive create of a temp file beside the target, then an atomic rename: processes that
- * start at once each write their own copy and the last rename wins with identical bytes, so
- * no process ever loads a half-written file.
- */
-function writeAtomically(file: string, bytes: Uint8Array): void {
-  // The pid makes the name unique among running processes; "wx" refuses a leftover.
-  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  const fd = openSync(temp, "wx", 0o700);
-  try {
-    writeSync(fd, bytes);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
 }

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
 import { runHelper } from "../support/helper-process.ts";
@@ -133,6 +135,56 @@ describe("when the keychain cannot be reached", () => {
       assert.ok(get.milliseconds < 5000, `took ${get.milliseconds} ms`);
     } finally {
       await session.close();
+    }
+  });
+});
+
+describe("the addon cache of the single executable", () => {
+  let session: KeyringSession;
+  before(async () => {
+    session = await startKeyringSession();
+  });
+  after(async () => {
+    await session.close();
+  });
+  const cacheDir = () => path.join(session.env.XDG_CACHE_HOME!, "terraform-credentials-keychain");
+
+  test("concurrent first runs all succeed and leave one private copy", async () => {
+    rmSync(cacheDir(), { recursive: true, force: true });
+    const runs = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        runHelper(["get", "first-run.example.com"], { env: session.env }),
+      ),
+    );
+    for (const result of runs) {
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout, "{}\n");
+    }
+    const entries = readdirSync(cacheDir());
+    assert.equal(entries.length, 1, entries.join(", "));
+    assert.match(entries[0]!, /^keyring-[0-9a-f]{64}\.node$/);
+    assert.equal(statSync(cacheDir()).mode & 0o777, 0o700);
+  });
+
+  test("a cached copy that differs from the embedded addon is replaced before it is loaded", async () => {
+    await runHelper(["get", "x.example.com"], { env: session.env });
+    const [name] = readdirSync(cacheDir());
+    const file = path.join(cacheDir(), name!);
+    writeFileSync(file, "not the addon");
+    const result = await runHelper(["get", "x.example.com"], { env: session.env });
+    assert.equal(result.code, 0, result.stderr);
+    assert.notEqual(readFileSync(file, "utf8").slice(0, 13), "not the addon");
+  });
+
+  test("a cache directory others can write to is refused with a one-line error", async () => {
+    await runHelper(["get", "x.example.com"], { env: session.env });
+    chmodSync(cacheDir(), 0o777);
+    try {
+      const result = await runHelper(["get", "x.example.com"], { env: session.env });
+      assertOneLineFailure(result);
+      assert.match(result.stderr, /could not load the keychain addon .*0700/);
+    } finally {
+      chmodSync(cacheDir(), 0o700);
     }
   });
 });

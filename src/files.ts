@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   fchmodSync,
@@ -42,10 +41,10 @@ export function writeFileAtomically(
   content: string | Uint8Array,
   mode: number,
 ): void {
-  const temp = path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`,
-  );
+  // A name no other process picks ("wx" refuses one that exists); no crypto module needed,
+  // which keeps it off the start-up path of the addon loader that shares this function.
+  const unique = `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${unique}.tmp`);
   const fd = openSync(temp, "wx", mode);
   try {
     fchmodSync(fd, mode); // the umask may have narrowed what openSync was given
