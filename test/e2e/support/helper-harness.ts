@@ -2,7 +2,6 @@
 // pass), the fixture server, `dist/terraform-credentials-keychain install` into the session's
 // HOME, and runners for terraform and the installed helper with an environment built from
 // scratch. Nothing here reads the ambient environment except PATH (via the sessions).
-import { spawn } from "node:child_process";
 import { appendFile, lstat, mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
@@ -92,40 +91,7 @@ export function runProgram(
   args: readonly string[],
   options: RunProgramOptions,
 ): Promise<TerraformResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGKILL");
-    }, options.timeoutMs ?? 30_000);
-    child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
-    if (options.stdin !== undefined) {
-      child.stdin?.on("error", () => {});
-      child.stdin?.end(options.stdin);
-    }
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (exitCode, signal) => {
-      clearTimeout(timer);
-      resolve({
-        exitCode,
-        signal,
-        timedOut,
-        stdout: Buffer.concat(stdout).toString("utf8"),
-        stderr: Buffer.concat(stderr).toString("utf8"),
-      });
-    });
-  });
+  return runTerraform(binary, args, { ...options, timeoutMs: options.timeoutMs ?? 30_000 });
 }
 
 /** Formats a run for an assertion message: enough to see why it failed. */

@@ -31,6 +31,8 @@ export interface RunTerraformOptions {
    * following lines.
    */
   readonly answers?: readonly PromptAnswer[];
+  /** Written to stdin at once, which is then closed: for programs that read to EOF. */
+  readonly stdin?: string;
 }
 
 /** One answer for {@link RunTerraformOptions.answers}. */
@@ -126,8 +128,9 @@ export function runTerraform(
       timedOut = true;
       child.kill("SIGKILL");
     }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    if (options.stdin !== undefined) child.stdin.end(options.stdin);
     const answer = promptAnswerer(
-      options.answers ?? [],
+      options.stdin === undefined ? (options.answers ?? []) : [],
       (text) => child.stdin.write(text),
       () => {
         child.stdin.end();
