@@ -46,14 +46,8 @@ export async function runDoctor(
     checks.push(configCheck(file, tools.join(" and "), helperArgs));
   }
 
-  if (locations.configFileFromEnv) {
-    checks.push({
-      status: "warn",
-      title: `TF_CLI_CONFIG_FILE is set: ${locations.terraformConfigFile} is the only CLI config file read`,
-      details: ["~/.terraformrc and ~/.tofurc are not read while it is set"],
-      fix: "make sure that file has the credentials_helper block, or unset TF_CLI_CONFIG_FILE",
-    });
-  }
+  if (locations.configFileFromEnv)
+    checks.push(configFromEnvCheck(io, locations.terraformConfigFile));
   checks.push(shadowCheck(io.env, locations.credentialsFiles, configFiles));
   return checks;
 }
@@ -195,6 +189,27 @@ function configCheck(file: string, tools: string, helperArgs: readonly string[])
     status: "ok",
     title: `CLI config ${file} (${tools}) has the credentials_helper block`,
     details: [],
+  };
+}
+
+/**
+ * Informs, rather than warns: whether that file has the block is the config check's job. A
+ * set-up that points TF_CLI_CONFIG_FILE at ~/.terraformrc itself is common and correct, so
+ * only the default files other than the chosen one are named as unread.
+ */
+function configFromEnvCheck(io: Machine, chosen: string): Check {
+  const { TF_CLI_CONFIG_FILE: _chosen, TERRAFORM_CONFIG: _legacy, ...env } = io.env;
+  const defaults = locationsOf({ ...io, env });
+  const unread = [...new Set([defaults.terraformConfigFile, defaults.tofuConfigFile])].filter(
+    (file) => file !== chosen,
+  );
+  return {
+    status: "ok",
+    title: `TF_CLI_CONFIG_FILE is set: ${chosen} is the CLI config file Terraform and OpenTofu read`,
+    details: [
+      ...unread.map((file) => `${file} is not read while it is set`),
+      "credentials.tfrc.json is not read either, so its tokens do not shadow the helper",
+    ],
   };
 }
 

@@ -337,7 +337,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     );
   });
 
-  test("TF_CLI_CONFIG_FILE: its file is checked for both tools, with a warning", async (t) => {
+  test("TF_CLI_CONFIG_FILE: its file is checked for both tools, and the unread files are named", async (t) => {
     const box = sandbox(t);
     const chosen = path.join(box.root, "ci", "cli.tfrc");
     const withEnv = { ...box, machine: { ...box.machine, env: { TF_CLI_CONFIG_FILE: chosen } } };
@@ -349,13 +349,33 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       installedOk(box),
       configOk(chosen),
       {
-        status: "warn",
-        title: `TF_CLI_CONFIG_FILE is set: ${chosen} is the only CLI config file read`,
-        details: ["~/.terraformrc and ~/.tofurc are not read while it is set"],
-        fix: "make sure that file has the credentials_helper block, or unset TF_CLI_CONFIG_FILE",
+        status: "ok",
+        title: `TF_CLI_CONFIG_FILE is set: ${chosen} is the CLI config file Terraform and OpenTofu read`,
+        details: [
+          `${box.terraformrc} is not read while it is set`,
+          `${path.join(box.home, ".tofurc")} is not read while it is set`,
+          "credentials.tfrc.json is not read either, so its tokens do not shadow the helper",
+        ],
       },
       NO_SHADOW,
     ]);
+  });
+
+  test("TF_CLI_CONFIG_FILE pointing at ~/.terraformrc itself does not call that file unread", async (t) => {
+    const box = healthy(t);
+    const withEnv = {
+      ...box,
+      machine: { ...box.machine, env: { TF_CLI_CONFIG_FILE: box.terraformrc } },
+    };
+    const check = (await doctor(withEnv)).find((c) =>
+      c.title.startsWith("TF_CLI_CONFIG_FILE is set"),
+    );
+    assert.ok(check);
+    assert.equal(check.status, "ok");
+    assert.ok(
+      !check.details.some((line) => line.startsWith(`${box.terraformrc} `)),
+      check.details.join("\n"),
+    );
   });
 
   test("an empty TF_CLI_CONFIG_FILE gives no warning", async (t) => {
