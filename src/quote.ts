@@ -11,3 +11,22 @@ export function quote(text: string): string {
       .join(""),
   );
 }
+
+/**
+ * Folds a message from another program (a binding, pass, gpg) onto one line: control and
+ * line-separator characters and runs of white space become one space. Terraform shows a
+ * helper's stderr as a single message, and a raw control character could rewrite the
+ * terminal. With `maxLength`, longer text is cut and ends in "...".
+ */
+export function oneLine(text: string, maxLength = Infinity): string {
+  const flat = text
+    .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return flat.length > maxLength ? `${flat.slice(0, maxLength - 3)}...` : flat;
+}
+
+/** The message of anything thrown, folded onto one line. */
+export function errorText(error: unknown): string {
+  return oneLine(error instanceof Error ? error.message : String(error));
+}

@@ -2,6 +2,7 @@ import type { KeyringBinding } from "../native/load-keyring.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import { CliError } from "../errors.ts";
+import { errorText } from "../quote.ts";
 import type { CredentialStore } from "./credential-store.ts";
 
 /**
@@ -87,11 +88,7 @@ const HEADLESS_ADVICE =
  * The binding reports failures as plain messages, so they are recognised by their text.
  */
 function keychainError(action: string, error: unknown): CliError {
-  // One line whatever the binding says: Terraform shows stderr as a single message.
-  const detail = (error instanceof Error ? error.message : String(error))
-    .replace(/\s+/g, " ")
-    .trim();
-  const problem = describeKeychainProblem(detail);
+  const problem = describeKeychainProblem(errorText(error));
   return new CliError(`could not ${action} the keychain: ${problem}`, undefined, { cause: error });
 }
 

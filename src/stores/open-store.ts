@@ -2,6 +2,7 @@ import type { GlobalOptions } from "../cli/options.ts";
 import type { Io } from "../cli/io.ts";
 import { KEYRING_SHA256 } from "../build-info.ts";
 import { CliError } from "../errors.ts";
+import { errorText } from "../quote.ts";
 import { addonCacheDir } from "../native/cache-dir.ts";
 import { loadKeyring } from "../native/load-keyring.ts";
 import type { CredentialStore } from "./credential-store.ts";
@@ -19,9 +20,8 @@ export async function openStore(options: GlobalOptions, io: Io): Promise<Credent
   try {
     keyring = loadKeyring(cacheDir, KEYRING_SHA256);
   } catch (error) {
-    const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ");
     throw new CliError(
-      `could not load the keychain addon from ${cacheDir}: ${reason}; make that directory writable (or set XDG_CACHE_HOME to one that is)`,
+      `could not load the keychain addon from ${cacheDir}: ${errorText(error)}; make that directory writable (or set XDG_CACHE_HOME to one that is)`,
       undefined,
       { cause: error },
     );

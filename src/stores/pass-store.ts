@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdir, readdir, rmdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { CliError } from "../errors.ts";
+import { oneLine } from "../quote.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "./credential-store.ts";
@@ -411,7 +412,7 @@ function passFailure(
     /encryption failed: (No public key|Unusable public key)/.test(stderr)
   ) {
     return new CliError(
-      `gpg cannot encrypt to the key that the password store in ${context.storeDir} names in .gpg-id or PASSWORD_STORE_KEY (${oneLine(skipped ?? gpgLines.join("; "))}); import that public key or extend its expiry, or run "pass init <gpg-id>" with a usable key (see "gpg --list-secret-keys")`,
+      `gpg cannot encrypt to the key that the password store in ${context.storeDir} names in .gpg-id or PASSWORD_STORE_KEY (${oneLine(skipped ?? gpgLines.join("; "), DETAIL_MAX)}); import that public key or extend its expiry, or run "pass init <gpg-id>" with a usable key (see "gpg --list-secret-keys")`,
     );
   }
   // gpg -d (exit 2): the agent could not use a secret key. pass passes --quiet, so gpg says
@@ -424,7 +425,7 @@ function passFailure(
     )
   ) {
     return new CliError(
-      `gpg could not decrypt ${name} (${oneLine(gpgLines.join("; ") || stderr)}): its secret key is missing from this keyring or locked with a passphrase that cannot be asked for here; unlock the key first (run "pass show ${name}" once in a terminal, or preset the passphrase through gpg-agent) or use a key without a passphrase on build machines`,
+      `gpg could not decrypt ${name} (${oneLine(gpgLines.join("; ") || stderr, DETAIL_MAX)}): its secret key is missing from this keyring or locked with a passphrase that cannot be asked for here; unlock the key first (run "pass show ${name}" once in a terminal, or preset the passphrase through gpg-agent) or use a key without a passphrase on build machines`,
     );
   }
   // The first paragraph: after a blank line pass prints its usage text.
@@ -434,6 +435,7 @@ function passFailure(
       .map((line) => line.trim())
       .filter((line) => line !== "" && !GPG_NOISE.test(line))
       .join("; "),
+    DETAIL_MAX,
   );
   return new CliError(
     `could not ${action} the password store in ${context.storeDir}: "pass ${result.args[0] ?? ""}" exited with ${result.code === null ? "a signal" : `code ${result.code}`}${detail === "" ? "" : ` (${detail})`}`,
@@ -444,14 +446,8 @@ function passFailure(
 const GPG_NOISE =
   /^gpg: (Note: |WARNING: unsafe|checking the trustdb|marginals needed|depth: |next trustdb check)/;
 
-/** Shortens pass/gpg output to one line that is safe to print (no controls, bounded). */
-function oneLine(text: string): string {
-  const flat = text
-    .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, " ")
-    .replace(/\s+/g, " ")
-    .trim();
-  return flat.length > 300 ? `${flat.slice(0, 297)}...` : flat;
-}
+/** How much of pass/gpg output a message quotes: pass may follow an error with its usage. */
+const DETAIL_MAX = 300;
 
 function seconds(milliseconds: number): number {
   return Number((milliseconds / 1000).toFixed(1));
