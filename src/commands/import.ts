@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { CliError } from "../errors.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import { parseCredentialsObject } from "../protocol/credentials-object.ts";
@@ -80,9 +80,4 @@ export async function importCredentials(
     else writeFileAtomically(file, rest, modeIfExists(file) ?? 0o600);
   }
   return results;
-}
-
-/** Whether the file exists at all: `import` with nothing to import says so. */
-export function anyCredentialsFile(locations: TerraformLocations): boolean {
-  return locations.credentialsFiles.some((file) => existsSync(file));
 }

@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { CliError } from "../errors.ts";
 import {
@@ -135,7 +134,7 @@ function configFiles(
   ];
 }
 
+/** Sizes first (cheap, and different after any rebuild that matters), then the bytes. */
 function sameContent(a: string, b: string): boolean {
-  const hash = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
-  return hash(a) === hash(b);
+  return statSync(a).size === statSync(b).size && readFileSync(a).equals(readFileSync(b));
 }

@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
+import { passStoreDir } from "./pass-store.ts";
 import type { ProbeResult } from "./secret-service-probe.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -21,8 +22,7 @@ export function probePass(env: Env, homedir: string, platform: NodeJS.Platform):
       safeToOpen: false,
     };
   }
-  // pass reads ${PASSWORD_STORE_DIR:-$HOME/.password-store}: an empty value counts as unset.
-  const storeDir = env.PASSWORD_STORE_DIR || path.join(homedir, ".password-store");
+  const storeDir = passStoreDir(env, homedir);
   if (!existsSync(path.join(storeDir, ".gpg-id"))) {
     return {
       status: "fail",

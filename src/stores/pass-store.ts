@@ -24,6 +24,14 @@ export interface PassStoreOptions {
   readonly timeoutMs?: number;
 }
 
+/** The store's directory: pass reads `${PASSWORD_STORE_DIR:-$HOME/.password-store}`, so an empty value counts as unset. */
+export function passStoreDir(
+  env: Readonly<Record<string, string | undefined>>,
+  homedir: string,
+): string {
+  return env.PASSWORD_STORE_DIR || path.join(homedir, ".password-store");
+}
+
 /**
  * The standard Unix password store (`pass`), for machines without a Secret Service: build
  * machines, SSH sessions, containers, WSL. Each credentials object is one gpg-encrypted entry
@@ -39,8 +47,7 @@ export interface PassStoreOptions {
 export function createPassStore(options: PassStoreOptions): CredentialStore {
   const command = options.passCommand ?? "pass";
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  // pass reads `${PASSWORD_STORE_DIR:-$HOME/.password-store}`: an empty value counts as unset.
-  const storeDir = options.env.PASSWORD_STORE_DIR || path.join(options.homedir, ".password-store");
+  const storeDir = passStoreDir(options.env, options.homedir);
   const folder = `${TOP_FOLDER}/${encodeSegment(options.service)}`;
   const entryName = (host: Hostname) => `${folder}/${encodeHostForPath(host)}`;
   const env = passEnvironment(options.env);

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
-import { anyCredentialsFile, importCredentials } from "../../../src/commands/import.ts";
+import { importCredentials } from "../../../src/commands/import.ts";
 import { CliError } from "../../../src/errors.ts";
 import type { CredentialStore } from "../../../src/stores/credential-store.ts";
 import type { TerraformLocations } from "../../../src/terraform/locations.ts";
@@ -426,7 +426,10 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
   test("no credentials file: nothing to import and the store is not touched", async (t) => {
     const box = sandbox(t);
     const store = createMemoryStore();
-    assert.equal(anyCredentialsFile(box.locations), false);
+    assert.equal(
+      box.locations.credentialsFiles.some((file) => existsSync(file)),
+      false,
+    );
     assert.deepEqual(await importCredentials(store, box.locations, false), []);
     assert.deepEqual(store.calls, []);
   });
@@ -434,7 +437,10 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
   test("a file with no hosts is left as it is", async (t) => {
     const box = sandbox(t);
     box.write(box.file, '{"credentials": {}}', 0o600);
-    assert.equal(anyCredentialsFile(box.locations), true);
+    assert.equal(
+      box.locations.credentialsFiles.some((file) => existsSync(file)),
+      true,
+    );
     assert.deepEqual(await importCredentials(createMemoryStore(), box.locations, false), []);
     assert.equal(box.text(box.file), '{"credentials": {}}');
   });
