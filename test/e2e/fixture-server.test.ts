@@ -1,13 +1,12 @@
 // Proves the HTTPS fixture works with the real terraform, so that the e2e tests of the
 // credentials helper can rely on it: every failure there must be the helper's, not the fixture's.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { request } from "node:https";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { TestContext } from "node:test";
-import { fixtureConfiguration, startFixtureServer } from "./support/fixture-server.ts";
+import { fixtureConfiguration, newToken, startFixtureServer } from "./support/fixture-server.ts";
 import type {
   FixtureConfigurationParts,
   FixtureServer,
@@ -30,9 +29,6 @@ const SKIP = "terraform not installed";
 const TEST_TIMEOUT_MS = 180_000;
 
 /** A fresh random token per use, so nothing here resembles a real credential. */
-function newToken(): string {
-  return `fixture-${randomBytes(18).toString("base64url")}`;
-}
 
 /** What one terraform invocation in a private HOME and a fresh config dir needs. */
 interface Workspace {

@@ -2,19 +2,22 @@
 // D-Bus session: every test has its own HOME, keyring, fixture server and CLI config, built
 // from scratch (never the ambient environment or /root).
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { access, chmod, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { TestContext } from "node:test";
 import { startKeyringSession } from "../support/keyring-session.ts";
-import type { RecordedRequest, RouteKind } from "./support/fixture-server.ts";
+import { newToken } from "./support/fixture-server.ts";
 import {
   addNetworkMirror,
+  assertGet,
+  assertInitDenied,
+  assertTokenSentEverywhere,
   describeRun,
   filesContaining,
   HELPER_FILE_NAME,
   regularFiles,
+  requestsOf,
   startHarness,
 } from "./support/helper-harness.ts";
 import type { Harness, HarnessOptions } from "./support/helper-harness.ts";
@@ -24,10 +27,6 @@ const terraform = await findTerraform();
 const SKIP = "terraform not installed: the end-to-end tests need it on PATH (e.g. /usr/local/bin)";
 /** Per test: a keyring session, an install (copies ~130 MB) and a few terraform runs. */
 const TEST_TIMEOUT_MS = 180_000;
-
-function newToken(): string {
-  return `fixture-${randomBytes(18).toString("base64url")}`;
-}
 
 /** A keyring session with the helper installed, or undefined (skipped) without terraform. */
 async function keychainHarness(
@@ -45,31 +44,6 @@ async function keychainHarness(
     startSession: () => startKeyringSession(),
     ...options,
   });
-}
-
-function requestsOf(harness: Harness, kind: RouteKind): RecordedRequest[] {
-  return harness.server.requests.filter((seen) => seen.kind === kind);
-}
-
-/** Every credentialed route of a full init was used, and always with the accepted token. */
-function assertTokenSentEverywhere(harness: Harness): void {
-  for (const kind of ["module-versions", "module-download", "mirror-index", "mirror-version"]) {
-    const seen = requestsOf(harness, kind as RouteKind);
-    assert.ok(seen.length > 0, `terraform never requested ${kind}`);
-    for (const one of seen) assert.equal(one.auth, "valid", `${one.method} ${one.path}`);
-  }
-}
-
-/** The helper's `get HOST` prints exactly `expected` as JSON (one line) and exits 0. */
-async function assertGet(
-  harness: Harness,
-  expected: unknown,
-  args: readonly string[] = [],
-  host = harness.server.host,
-): Promise<void> {
-  const got = await harness.helper([...args, "get", host]);
-  assert.equal(got.exitCode, 0, describeRun(got));
-  assert.equal(got.stdout, `${JSON.stringify(expected)}\n`);
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -104,14 +78,7 @@ test(
     assert.equal(forgotten.exitCode, 0, describeRun(forgotten));
     await assertGet(harness, {});
 
-    harness.server.clearRequests();
-    const denied = await harness.init();
-    assert.equal(denied.result.exitCode, 1, describeRun(denied.result));
-    assert.match(denied.result.stderr, /401/);
-    assert.deepEqual(
-      requestsOf(harness, "module-versions").map((seen) => [seen.auth, seen.status]),
-      [["none", 401]],
-    );
+    await assertInitDenied(harness);
   },
 );
 
@@ -156,13 +123,7 @@ test(
       false,
       "logout wrote credentials.tfrc.json",
     );
-    harness.server.clearRequests();
-    const denied = await harness.init();
-    assert.equal(denied.result.exitCode, 1, describeRun(denied.result));
-    assert.deepEqual(
-      requestsOf(harness, "module-versions").map((seen) => seen.auth),
-      ["none"],
-    );
+    await assertInitDenied(harness);
   },
 );
 

@@ -1,14 +1,16 @@
 // The installed helper with `--backend pass`, driven by the real terraform on a headless
 // machine: a private GPG key and password store, and no D-Bus session bus at all.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { access, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { TestContext } from "node:test";
 import { startPassSession } from "../support/pass-session.ts";
-import type { RecordedRequest, RouteKind } from "./support/fixture-server.ts";
+import { newToken } from "./support/fixture-server.ts";
 import {
+  assertGet,
+  assertInitDenied,
+  assertTokenSentEverywhere,
   describeRun,
   filesContaining,
   regularFiles,
@@ -23,10 +25,6 @@ const SKIP = "terraform not installed: the end-to-end tests need it on PATH (e.g
 const TEST_TIMEOUT_MS = 180_000;
 const PASS_ARGS = ["--backend", "pass"] as const;
 
-function newToken(): string {
-  return `fixture-${randomBytes(18).toString("base64url")}`;
-}
-
 /** A pass session with `--backend pass install` done, or undefined (skipped) without terraform. */
 async function passHarness(t: TestContext, token: string): Promise<Harness | undefined> {
   if (terraform === undefined) {
@@ -39,24 +37,6 @@ async function passHarness(t: TestContext, token: string): Promise<Harness | und
     startSession: () => startPassSession(),
     installArgs: PASS_ARGS,
   });
-}
-
-function requestsOf(harness: Harness, kind: RouteKind): RecordedRequest[] {
-  return harness.server.requests.filter((seen) => seen.kind === kind);
-}
-
-function assertTokenSentEverywhere(harness: Harness): void {
-  for (const kind of ["module-versions", "module-download", "mirror-index", "mirror-version"]) {
-    const seen = requestsOf(harness, kind as RouteKind);
-    assert.ok(seen.length > 0, `terraform never requested ${kind}`);
-    for (const one of seen) assert.equal(one.auth, "valid", `${one.method} ${one.path}`);
-  }
-}
-
-async function assertPassGet(harness: Harness, expected: unknown): Promise<void> {
-  const got = await harness.helper([...PASS_ARGS, "get", harness.server.host]);
-  assert.equal(got.exitCode, 0, describeRun(got));
-  assert.equal(got.stdout, `${JSON.stringify(expected)}\n`);
 }
 
 test(
@@ -87,7 +67,7 @@ test(
     const login = await harness.login(token);
     assert.equal(login.exitCode, 0, describeRun(login));
     assert.match(login.stdout, /store the token in the configured "keychain" credentials helper/);
-    await assertPassGet(harness, { token });
+    await assertGet(harness, { token }, PASS_ARGS);
     const list = await harness.helper([...PASS_ARGS, "list"]);
     assert.equal(list.stdout, `${host}\n`, describeRun(list));
     await assert.rejects(access(harness.credentialsFile), { code: "ENOENT" });
@@ -103,21 +83,14 @@ test(
 
     const logout = await harness.terraform(["logout", "-no-color", host]);
     assert.equal(logout.exitCode, 0, describeRun(logout));
-    await assertPassGet(harness, {});
+    await assertGet(harness, {}, PASS_ARGS);
     const listAfter = await harness.helper([...PASS_ARGS, "list"]);
     assert.equal(listAfter.stdout, "", describeRun(listAfter));
     // pass also removes the emptied folders: no entry is left anywhere in the store.
     const left = (await regularFiles(storeDir)).filter((file) => file.endsWith(".gpg"));
     assert.deepEqual(left, []);
 
-    harness.server.clearRequests();
-    const denied = await harness.init();
-    assert.equal(denied.result.exitCode, 1, describeRun(denied.result));
-    assert.match(denied.result.stderr, /401/);
-    assert.deepEqual(
-      requestsOf(harness, "module-versions").map((seen) => [seen.auth, seen.status]),
-      [["none", 401]],
-    );
+    await assertInitDenied(harness);
   },
 );
 

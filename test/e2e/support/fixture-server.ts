@@ -144,6 +144,11 @@ const ACCOUNT_DETAILS = {
  * Everything else requires `Authorization: Bearer <token>` and answers 401 without it.
  * The returned handle records each request (method, path, route, auth outcome; never tokens).
  */
+/** A fresh random token for one test's fixture server. */
+export function newToken(): string {
+  return `fixture-${randomBytes(18).toString("base64url")}`;
+}
+
 export async function startFixtureServer(options: FixtureServerOptions): Promise<FixtureServer> {
   const providerHostname = options.providerHostname ?? DEFAULT_PROVIDER_HOSTNAME;
   if (providerHostname.includes(":")) {

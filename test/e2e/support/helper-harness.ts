@@ -2,13 +2,19 @@
 // pass), the fixture server, `dist/terraform-credentials-keychain install` into the session's
 // HOME, and runners for terraform and the installed helper with an environment built from
 // scratch. Nothing here reads the ambient environment except PATH (via the sessions).
+import assert from "node:assert/strict";
 import { appendFile, lstat, mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import type { TestContext } from "node:test";
 import { requireBuiltHelper } from "../../support/helper-process.ts";
 import { fixtureConfiguration, startFixtureServer } from "./fixture-server.ts";
-import type { FixtureConfigurationParts, FixtureServer } from "./fixture-server.ts";
+import type {
+  FixtureConfigurationParts,
+  FixtureServer,
+  RecordedRequest,
+  RouteKind,
+} from "./fixture-server.ts";
 import { cliConfig, runTerraform } from "./terraform.ts";
 import type { PromptAnswer, TerraformResult } from "./terraform.ts";
 
@@ -285,4 +291,48 @@ export async function startHarness(t: TestContext, options: HarnessOptions): Pro
       });
     },
   };
+}
+
+/** The requests the fixture server saw on one kind of route. */
+export function requestsOf(harness: Harness, kind: RouteKind): RecordedRequest[] {
+  return harness.server.requests.filter((seen) => seen.kind === kind);
+}
+
+/** Every credentialed route of a full init was used, and always with the accepted token. */
+export function assertTokenSentEverywhere(harness: Harness): void {
+  const kinds: RouteKind[] = [
+    "module-versions",
+    "module-download",
+    "mirror-index",
+    "mirror-version",
+  ];
+  for (const kind of kinds) {
+    const seen = requestsOf(harness, kind);
+    assert.ok(seen.length > 0, `terraform never requested ${kind}`);
+    for (const one of seen) assert.equal(one.auth, "valid", `${one.method} ${one.path}`);
+  }
+}
+
+/** The helper's `[args] get HOST` prints exactly `expected` as JSON (one line) and exits 0. */
+export async function assertGet(
+  harness: Harness,
+  expected: unknown,
+  args: readonly string[] = [],
+  host = harness.server.host,
+): Promise<void> {
+  const got = await harness.helper([...args, "get", host]);
+  assert.equal(got.exitCode, 0, describeRun(got));
+  assert.equal(got.stdout, `${JSON.stringify(expected)}\n`);
+}
+
+/** With no token for the host, init fails: the registry saw the request without one and said 401. */
+export async function assertInitDenied(harness: Harness): Promise<void> {
+  harness.server.clearRequests();
+  const denied = await harness.init();
+  assert.equal(denied.result.exitCode, 1, describeRun(denied.result));
+  assert.match(denied.result.stderr, /401/);
+  assert.deepEqual(
+    requestsOf(harness, "module-versions").map((seen) => [seen.auth, seen.status]),
+    [["none", 401]],
+  );
 }
