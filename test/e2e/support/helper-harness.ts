@@ -106,26 +106,7 @@ export function describeRun(result: TerraformResult): string {
   return `${status}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
 }
 
-/**
- * Paths of the regular files under `root` whose bytes contain `needle`, sorted. Sockets,
- * FIFOs and symlinks are not followed or read.
- */
-export async function filesContaining(root: string, needle: string): Promise<string[]> {
-  const wanted = Buffer.from(needle, "utf8");
-  const found: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    for (const name of await readdir(dir)) {
-      const path = join(dir, name);
-      const info = await lstat(path);
-      if (info.isDirectory()) await walk(path);
-      else if (info.isFile() && (await readFile(path)).includes(wanted)) found.push(path);
-    }
-  };
-  await walk(root);
-  return found.sort();
-}
-
-/** Every regular file under `root`, sorted; for asserting that a directory is not empty. */
+/** Every regular file under `root`, sorted. Sockets, FIFOs and symlinks are not followed. */
 export async function regularFiles(root: string): Promise<string[]> {
   const found: string[] = [];
   const walk = async (dir: string): Promise<void> => {
@@ -138,6 +119,16 @@ export async function regularFiles(root: string): Promise<string[]> {
   };
   await walk(root);
   return found.sort();
+}
+
+/** Paths of the regular files under `root` whose bytes contain `needle`, sorted. */
+export async function filesContaining(root: string, needle: string): Promise<string[]> {
+  const wanted = Buffer.from(needle, "utf8");
+  const found: string[] = [];
+  for (const path of await regularFiles(root)) {
+    if ((await readFile(path)).includes(wanted)) found.push(path);
+  }
+  return found;
 }
 
 /** Appends a `provider_installation` block that installs every provider from `mirrorUrl` only. */
