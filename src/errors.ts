@@ -19,3 +19,11 @@ export class CliError extends Error {
     this.exitCode = exitCode;
   }
 }
+
+/** The environment variable that makes errors print their cause and stack. */
+export const DEBUG_VARIABLE = "TF_CREDENTIALS_KEYCHAIN_DEBUG";
+
+/** True when the user asked for details with `TF_CREDENTIALS_KEYCHAIN_DEBUG=1`. */
+export function debugging(env: Readonly<Record<string, string | undefined>>): boolean {
+  return ["1", "true", "yes"].includes((env[DEBUG_VARIABLE] ?? "").toLowerCase());
+}

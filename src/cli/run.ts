@@ -1,5 +1,5 @@
 import { CommanderError } from "commander";
-import { CliError, ExitCode } from "../errors.ts";
+import { CliError, DEBUG_VARIABLE, debugging, ExitCode } from "../errors.ts";
 import { MAX_CREDENTIALS_BYTES } from "../protocol/credentials-object.ts";
 import * as verbs from "../protocol/verbs.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
@@ -15,9 +15,6 @@ export interface Dependencies {
   /** Opens the store the options select; called only by verbs that use it. */
   openStore(options: GlobalOptions, io: Io): CredentialStore | Promise<CredentialStore>;
 }
-
-/** The environment variable that makes unexpected errors print their stack. */
-export const DEBUG_VARIABLE = "TF_CREDENTIALS_KEYCHAIN_DEBUG";
 
 /**
  * Runs one invocation and returns its exit code. Everything the user reads goes through
@@ -62,7 +59,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
 function report(error: unknown, io: Io): ExitCode {
   if (error instanceof CliError) {
     io.stderr.write(`${error.message}\n`);
-    if (debugging(io) && error.cause instanceof Error) {
+    if (debugging(io.env) && error.cause instanceof Error) {
       io.stderr.write(`cause: ${error.cause.stack ?? error.cause.message}\n`);
     }
     return error.exitCode;
@@ -77,14 +74,10 @@ function report(error: unknown, io: Io): ExitCode {
   io.stderr.write(
     `unexpected error: ${message.split("\n")[0]} (this is a bug; rerun with ${DEBUG_VARIABLE}=1 for details and report it)\n`,
   );
-  if (debugging(io) && error instanceof Error && error.stack) {
+  if (debugging(io.env) && error instanceof Error && error.stack) {
     io.stderr.write(`${error.stack}\n`);
   }
   return ExitCode.Failure;
-}
-
-function debugging(io: Io): boolean {
-  return ["1", "true", "yes"].includes((io.env[DEBUG_VARIABLE] ?? "").toLowerCase());
 }
 
 async function drain(input: AsyncIterable<Uint8Array>): Promise<void> {
