@@ -1,14 +1,12 @@
-import { lstatSync, mkdirSync, readFileSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { writeFileAtomically } from "../files.ts";
 import type * as KeyringModule from "@napi-rs/keyring";
+import { KEYRING_ASSET } from "./sea-assets.ts";
 
 /** The native keychain binding, as `@napi-rs/keyring` exports it. */
 export type KeyringBinding = typeof KeyringModule;
-
-/** Name of the SEA asset that holds the addon; the build script embeds it under this name. */
-export const KEYRING_ASSET = "keyring.node";
 
 interface SeaApi {
   isSea(): boolean;
@@ -19,8 +17,7 @@ interface SeaApi {
  * Loads the keychain addon. From source it is `@napi-rs/keyring` in node_modules. In the
  * single executable, `require` cannot load a `.node` file from inside the binary, so the
  * addon is written once to a private per-user cache (`cacheDir`) under a name that is its
- * SHA-256 (computed by the build), and `process.dlopen`ed from there after its bytes are
- * compared with the embedded ones.
+ * SHA-256 (computed by the build), and `process.dlopen`ed from there.
  */
 export function loadKeyring(cacheDir: string, expectedSha256: string | undefined): KeyringBinding {
   const sea = seaApi();
@@ -52,7 +49,7 @@ function loadFromSea(sea: SeaApi, cacheDir: string, sha256: string): KeyringBind
   ensurePrivateDirectory(cacheDir);
   // Processes that start at once each write their own temp copy and rename it into place:
   // the last rename wins with identical bytes, and none loads a half-written file.
-  if (!isTrustedCopy(file, embedded)) writeFileAtomically(file, embedded, 0o700);
+  if (!isTrustedCopy(file, embedded.byteLength)) writeFileAtomically(file, embedded, 0o700);
   const module = { exports: {} as KeyringBinding };
   process.dlopen(module, file);
   return module.exports;
@@ -77,10 +74,14 @@ function ensurePrivateDirectory(dir: string): void {
 }
 
 /**
- * True when `file` is a regular file of ours, writable by no one else, holding exactly the
- * embedded bytes. Comparing bytes costs less than hashing them (no crypto module to load).
+ * True when `file` is a regular file of ours, writable by no one else, of the embedded
+ * addon's size. Its bytes are not read back: that cost ~3 ms of every start, and buys
+ * nothing the checks here do not. The name is the SHA-256 of the content and a copy only
+ * ever appears there by an atomic rename of a complete file, in a directory that only this
+ * user (and root) can write to, who could as well replace this executable. The size check
+ * catches a file cut short by a full disk or a partial copy of the home directory.
  */
-function isTrustedCopy(file: string, embedded: Uint8Array): boolean {
+function isTrustedCopy(file: string, size: number): boolean {
   let stat;
   try {
     stat = lstatSync(file);
@@ -91,5 +92,5 @@ function isTrustedCopy(file: string, embedded: Uint8Array): boolean {
   if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o022) !== 0) {
     return false;
   }
-  return stat.size === embedded.byteLength && Buffer.compare(readFileSync(file), embedded) === 0;
+  return stat.size === size;
 }

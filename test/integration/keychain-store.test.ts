@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
-import { runHelper } from "../support/helper-process.ts";
+import { MAX_CREDENTIALS_BYTES } from "../../src/protocol/credentials-object.ts";
+import { requireBuiltHelper, runHelper } from "../support/helper-process.ts";
 import { startKeyringSession, type KeyringSession } from "../support/keyring-session.ts";
 import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
 
@@ -166,7 +167,7 @@ describe("the addon cache of the single executable", () => {
     assert.equal(statSync(cacheDir()).mode & 0o777, 0o700);
   });
 
-  test("a cached copy that differs from the embedded addon is replaced before it is loaded", async () => {
+  test("a cached copy cut short (not the embedded size) is replaced before it is loaded", async () => {
     await runHelper(["get", "x.example.com"], { env: session.env });
     const [name] = readdirSync(cacheDir());
     const file = path.join(cacheDir(), name!);
@@ -186,5 +187,85 @@ describe("the addon cache of the single executable", () => {
     } finally {
       chmodSync(cacheDir(), 0o700);
     }
+  });
+});
+
+describe("the standard streams of the single executable", () => {
+  // The helper reads and writes fd 0 and 1 directly, and turns to Node's streams when a
+  // descriptor says "try again". Python sets the descriptors non-blocking before the helper
+  // starts, which is what a parent that shares its own non-blocking pipes would hand over.
+  const nonBlocking = (fd: number) =>
+    `import os, sys; os.set_blocking(${fd}, False); os.execv(sys.argv[1], sys.argv[1:])`;
+  // The same for stdout, with the pipe cut to one page (F_SETPIPE_SZ) so that it fills.
+  const nonBlockingSmallPipe = `import fcntl; fcntl.fcntl(1, 1031, 4096); ${nonBlocking(1)}`;
+  let session: KeyringSession;
+  before(async () => {
+    session = await startKeyringSession();
+  });
+  after(async () => {
+    await session.close();
+  });
+
+  function spawnHelper(python: string, args: string[]) {
+    return spawn("python3", ["-c", python, requireBuiltHelper(), ...args], {
+      env: session.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+  }
+  const collect = (stream: NodeJS.ReadableStream) =>
+    new Promise<string>((resolve) => {
+      let text = "";
+      stream.setEncoding("utf8");
+      stream.on("data", (chunk: string) => (text += chunk));
+      stream.on("end", () => resolve(text));
+    });
+  const exited = (child: ReturnType<typeof spawn>) =>
+    new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+
+  test("store reads all of a non-blocking stdin that arrives in two parts", async () => {
+    const object = JSON.stringify({ token: TOKEN, padding: "p".repeat(5000) });
+    const child = spawnHelper(nonBlocking(0), ["store", "slow-stdin.example.com"]);
+    const [stdout, stderr] = [collect(child.stdout!), collect(child.stderr!)];
+    child.stdin!.write(object.slice(0, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.stdin!.end(object.slice(1000));
+    assert.equal(await exited(child), 0, await stderr);
+    assert.equal(await stdout, "");
+    const result = await runHelper(["get", "slow-stdin.example.com"], { env: session.env });
+    assert.equal(result.stdout, `${object}\n`);
+  });
+
+  test("get writes all of an object larger than a full non-blocking pipe holds", async () => {
+    const token = "t".repeat(MAX_CREDENTIALS_BYTES - JSON.stringify({ token: "" }).length);
+    const object = JSON.stringify({ token });
+    assert.equal(Buffer.byteLength(object), MAX_CREDENTIALS_BYTES);
+    const stored = await runHelper(["store", "big.example.com"], {
+      env: session.env,
+      stdin: object,
+    });
+    assertSilentSuccess(stored);
+    // A shell pipe (Node's own stdio would be a socket) that is not read for a while, so
+    // the helper's write fills it and would block.
+    const { stdout } = await execFileAsync(
+      "bash",
+      [
+        "-c",
+        `python3 -c "$1" "$0" get big.example.com | { sleep 1; cat; }`,
+        requireBuiltHelper(),
+        nonBlockingSmallPipe,
+      ],
+      { env: session.env, maxBuffer: 1024 * 1024 },
+    );
+    assert.equal(stdout.length, object.length + 1);
+    assert.equal(stdout, `${object}\n`);
+  });
+
+  test("V8 accepts the code cache embedded for the program", async () => {
+    const result = await runHelper(["--version"], {
+      env: { ...session.env, TF_CREDENTIALS_KEYCHAIN_DEBUG: "1" },
+    });
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /^\d+\.\d+\.\d+/);
+    assert.equal(result.stderr, "");
   });
 });
