@@ -64,8 +64,11 @@ function zip(dir: string, files: string[]): string {
   const archive = `${dir}.zip`;
   try {
     execFileSync("zip", ["-q", "-9", "-X", archive, ...files], { cwd: dir });
+    // Recompressed with 7-Zip's deflate: still plain deflate that every unzip (Explorer's
+    // included) reads, and ~4% smaller than zip -9, which the 35 MB size target needs.
+    execFileSync("advzip", ["--quiet", "--recompress", "-3", archive]);
   } catch (error) {
-    throw new Error(`zip failed (apt-get install zip): ${(error as Error).message}`);
+    throw new Error(`zip failed (apt-get install zip advancecomp): ${(error as Error).message}`);
   }
   return archive;
 }
