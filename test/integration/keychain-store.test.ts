@@ -225,10 +225,10 @@ describe("the standard streams of the single executable", () => {
   test("store reads all of a non-blocking stdin that arrives in two parts", async () => {
     const object = JSON.stringify({ token: TOKEN, padding: "p".repeat(5000) });
     const child = spawnHelper(nonBlocking(0), ["store", "slow-stdin.example.com"]);
-    const [stdout, stderr] = [collect(child.stdout!), collect(child.stderr!)];
-    child.stdin!.write(object.slice(0, 1000));
+    const [stdout, stderr] = [collect(child.stdout), collect(child.stderr)];
+    child.stdin.write(object.slice(0, 1000));
     await new Promise((resolve) => setTimeout(resolve, 300));
-    child.stdin!.end(object.slice(1000));
+    child.stdin.end(object.slice(1000));
     assert.equal(await exited(child), 0, await stderr);
     assert.equal(await stdout, "");
     const result = await runHelper(["get", "slow-stdin.example.com"], { env: session.env });
