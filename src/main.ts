@@ -1,4 +1,4 @@
-import { readSync, writeSync } from "node:fs";
+import { fstatSync, readSync, writeSync } from "node:fs";
 import os from "node:os";
 import process from "node:process";
 import { VERSION } from "./build-info.ts";
@@ -12,8 +12,22 @@ import { isSea } from "./native/load-keyring.ts";
  * process.stdout or process.stdin loads net, stream and tty, ~2.5 ms of every start. A
  * stream is made only when a descriptor cannot be used that way (a non-blocking pipe that
  * is full or empty, or any other error), and then carries everything after that point.
+ * A Windows console gets the stream from the start: only the stream speaks its UTF-16.
  */
 const streamsInUse = { count: 0 };
+
+function useStream<Stream>(create: () => Stream): Stream {
+  streamsInUse.count++;
+  return create();
+}
+
+function isWindowsConsole(fd: number): boolean {
+  try {
+    return process.platform === "win32" && fstatSync(fd).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
 
 function output(fd: number, stream: () => NodeJS.WriteStream): TextSink {
   let fallback: NodeJS.WriteStream | undefined;
@@ -21,15 +35,15 @@ function output(fd: number, stream: () => NodeJS.WriteStream): TextSink {
     write(text) {
       const bytes = Buffer.from(text, "utf8");
       let written = 0;
-      if (fallback === undefined) {
+      if (fallback === undefined && !isWindowsConsole(fd)) {
         try {
           while (written < bytes.byteLength) written += writeSync(fd, bytes, written);
           return;
         } catch {
-          streamsInUse.count++;
-          fallback = stream();
+          // The rest goes through the stream below.
         }
       }
+      fallback ??= useStream(stream);
       fallback.write(bytes.subarray(written));
     },
   };
@@ -37,19 +51,18 @@ function output(fd: number, stream: () => NodeJS.WriteStream): TextSink {
 
 async function* input(): AsyncGenerator<Uint8Array> {
   const buffer = Buffer.allocUnsafe(64 * 1024);
-  for (;;) {
+  while (!isWindowsConsole(0)) {
     let length;
     try {
       length = readSync(0, buffer);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "EOF") return;
-      streamsInUse.count++;
-      yield* process.stdin;
-      return;
+      break;
     }
     if (length === 0) return;
     yield new Uint8Array(buffer.subarray(0, length));
   }
+  yield* useStream(() => process.stdin);
 }
 
 void run(
