@@ -5,7 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
 import { MAX_CREDENTIALS_BYTES } from "../../src/protocol/credentials-object.ts";
-import { requireBuiltHelper, runHelper } from "../support/helper-process.ts";
+import { helperCommand, runHelper } from "../support/helper-process.ts";
 import { startKeyringSession, type KeyringSession } from "../support/keyring-session.ts";
 import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
 
@@ -195,7 +195,7 @@ describe("the standard streams of the single executable", () => {
   // descriptor says "try again". Python sets the descriptors non-blocking before the helper
   // starts, which is what a parent that shares its own non-blocking pipes would hand over.
   const nonBlocking = (fd: number) =>
-    `import os, sys; os.set_blocking(${fd}, False); os.execv(sys.argv[1], sys.argv[1:])`;
+    `import os, sys; os.set_blocking(${fd}, False); os.execvp(sys.argv[1], sys.argv[1:])`;
   // The same for stdout, with the pipe cut to one page (F_SETPIPE_SZ) so that it fills.
   const nonBlockingSmallPipe = `import fcntl; fcntl.fcntl(1, 1031, 4096); ${nonBlocking(1)}`;
   let session: KeyringSession;
@@ -207,7 +207,7 @@ describe("the standard streams of the single executable", () => {
   });
 
   function spawnHelper(python: string, args: string[]) {
-    return spawn("python3", ["-c", python, requireBuiltHelper(), ...args], {
+    return spawn("python3", ["-c", python, ...helperCommand(), ...args], {
       env: session.env,
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -250,9 +250,9 @@ describe("the standard streams of the single executable", () => {
       "bash",
       [
         "-c",
-        `python3 -c "$1" "$0" get big.example.com | { sleep 1; cat; }`,
-        requireBuiltHelper(),
+        `python3 -c "$0" "$@" get big.example.com | { sleep 1; cat; }`,
         nonBlockingSmallPipe,
+        ...helperCommand(),
       ],
       { env: session.env, maxBuffer: 1024 * 1024 },
     );

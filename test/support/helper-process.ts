@@ -23,6 +23,12 @@ export function requireBuiltHelper(): string {
   return HELPER_BINARY;
 }
 
+/** The command line that runs the built helper: the runner's words, then the binary. */
+export function helperCommand(): [string, ...string[]] {
+  const helper = requireBuiltHelper();
+  return RUNNER.length > 0 ? [RUNNER[0]!, ...RUNNER.slice(1), helper] : [helper];
+}
+
 export interface HelperResult {
   readonly code: number | null;
   readonly stdout: string;
@@ -45,7 +51,7 @@ export function runHelper(
   options: HelperRunOptions,
 ): Promise<HelperResult> {
   const started = performance.now();
-  const [command, ...commandArgs] = [...RUNNER, requireBuiltHelper()];
+  const [command, ...commandArgs] = helperCommand();
   const child = spawn(command, [...commandArgs, ...args], {
     env: options.env,
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
