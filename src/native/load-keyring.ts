@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { writeFileAtomically } from "../files.ts";
@@ -34,9 +34,11 @@ export function isSea(): boolean {
 }
 
 function seaApi(): SeaApi | undefined {
+  // getBuiltinModule needs no file URL: the bundle's import.meta.url is a placeholder
+  // without a drive letter, which createRequire refuses on Windows. node:sea exists from
+  // Node 20.12; older runtimes simply run from source.
   try {
-    // node:sea exists from Node 20.12; older runtimes simply run from source.
-    return createRequire(import.meta.url)("node:sea") as SeaApi;
+    return process.getBuiltinModule("node:sea") as SeaApi;
   } catch {
     return undefined;
   }
@@ -49,7 +51,7 @@ function loadFromSea(sea: SeaApi, cacheDir: string, sha256: string): KeyringBind
   ensurePrivateDirectory(cacheDir);
   // Processes that start at once each write their own temp copy and rename it into place:
   // the last rename wins with identical bytes, and none loads a half-written file.
-  if (!isTrustedCopy(file, embedded.byteLength)) writeFileAtomically(file, embedded, 0o700);
+  if (!isTrustedCopy(file, embedded)) writeFileAtomically(file, embedded, 0o700);
   const module = { exports: {} as KeyringBinding };
   process.dlopen(module, file);
   return module.exports;
@@ -74,14 +76,17 @@ function ensurePrivateDirectory(dir: string): void {
 }
 
 /**
- * True when `file` is a regular file of ours, writable by no one else, of the embedded
- * addon's size. Its bytes are not read back: that cost ~3 ms of every start, and buys
- * nothing the checks here do not. The name is the SHA-256 of the content and a copy only
- * ever appears there by an atomic rename of a complete file, in a directory that only this
- * user (and root) can write to, who could as well replace this executable. The size check
- * catches a file cut short by a full disk or a partial copy of the home directory.
+ * True when `file` is a regular file of ours, writable by no one else (on POSIX), holding
+ * the embedded addon. On Linux and Windows only its size is checked, not its bytes:
+ * reading 2.5 MB back cost ~3 ms of every call. The name is the content's SHA-256, a copy
+ * only appears by an atomic rename of a complete file into a directory only this user can
+ * write to, and neither the Secret Service nor Credential Manager tells one program of the
+ * user's from another, so a process that could swap the file could read the tokens anyway.
+ * The size check catches a file cut short (a full disk, a partial copy of the home
+ * directory). macOS is different: a Keychain item trusts the signature of the program that
+ * made it, so the library it loads must be byte for byte the one that was signed with it.
  */
-function isTrustedCopy(file: string, size: number): boolean {
+function isTrustedCopy(file: string, embedded: Uint8Array): boolean {
   let stat;
   try {
     stat = lstatSync(file);
@@ -89,8 +94,7 @@ function isTrustedCopy(file: string, size: number): boolean {
     return false;
   }
   const uid = process.getuid?.();
-  if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o022) !== 0) {
-    return false;
-  }
-  return stat.size === size;
+  const posixOwnerOk = uid === undefined || (stat.uid === uid && (stat.mode & 0o022) === 0);
+  if (!stat.isFile() || !posixOwnerOk || stat.size !== embedded.byteLength) return false;
+  return process.platform !== "darwin" || Buffer.compare(readFileSync(file), embedded) === 0;
 }
