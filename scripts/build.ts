@@ -141,8 +141,11 @@ const programCache = path.join(work, PROGRAM_CACHE_ASSET);
 writeFileSync(programCache, "");
 if (useCodeCache) {
   const codeCache = path.join(root, "scripts/code-cache.cjs");
-  execFileSync(targetNode, [codeCache, "make", program, programCache], { stdio: "inherit" });
-  execFileSync(targetNode, [codeCache, "check", program, programCache], { stdio: "inherit" });
+  // V8 flags from NODE_OPTIONS would enter the cache's flag hash, and then the binary,
+  // started without them, would refuse it.
+  const env = { ...process.env, NODE_OPTIONS: "" };
+  execFileSync(targetNode, [codeCache, "make", program, programCache], { stdio: "inherit", env });
+  execFileSync(targetNode, [codeCache, "check", program, programCache], { stdio: "inherit", env });
 }
 
 const blob = path.join(work, "sea.blob");

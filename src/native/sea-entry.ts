@@ -7,7 +7,9 @@
  * again on every start, about 5 ms of it. The cache embedded here holds every function
  * (scripts/code-cache.cjs), and reading it costs about 1 ms. A cache V8 refuses (another
  * Node release or other V8 flags) costs only that time: the program then compiles lazily.
+ * TF_CREDENTIALS_KEYCHAIN_DEBUG=1 says which of these happened.
  */
+import { writeSync } from "node:fs";
 import { getAsset, getRawAsset } from "node:sea";
 import { Script } from "node:vm";
 import { debugging } from "../errors.ts";
@@ -27,7 +29,14 @@ const script = new Script(getAsset(PROGRAM_ASSET, "utf8"), {
   filename: PROGRAM_FILENAME,
   ...(cache.byteLength > 0 ? { cachedData: cache } : {}),
 });
-if (script.cachedDataRejected === true && debugging(process.env)) {
-  process.stderr.write("debug: V8 refused the embedded code cache; compiling from source\n");
+if (debugging(process.env)) {
+  // Straight to the descriptor: a stderr stream here would outlive main.ts's early exit.
+  const state =
+    cache.byteLength === 0
+      ? "absent (a cross-built binary): compiling from source"
+      : script.cachedDataRejected === true
+        ? "refused by V8: compiling from source"
+        : "accepted";
+  writeSync(2, `debug: code cache ${state}\n`);
 }
 (script.runInThisContext() as ModuleFunction)(exports, require, module, __filename, __dirname);
