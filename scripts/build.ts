@@ -167,9 +167,9 @@ writeFileSync(
     },
   }),
 );
-execFileSync(blobMaker, ["--experimental-sea-config", seaConfig], {
-  stdio: ["ignore", "ignore", "inherit"],
-});
+// Its "Wrote single executable preparation blob" line is noise; a failure's stderr is in
+// the thrown error.
+execFileSync(blobMaker, ["--experimental-sea-config", seaConfig], { stdio: "pipe" });
 
 const outDir = path.join(distDir, targetName);
 mkdirSync(outDir, { recursive: true });
@@ -183,10 +183,12 @@ if (target.os === "linux") {
   if (strip === undefined) console.warn(`no strip for ${targetName} here: left unstripped`);
   else execFileSync(strip, ["--strip-all", executable]);
 }
-await inject(executable, "NODE_SEA_BLOB", readFileSync(blob), {
-  sentinelFuse: SEA_FUSE,
-  ...(target.os === "darwin" ? { machoSegmentName: "NODE_SEA" } : {}),
-});
+await withoutLiefNoteWarnings(() =>
+  inject(executable, "NODE_SEA_BLOB", readFileSync(blob), {
+    sentinelFuse: SEA_FUSE,
+    ...(target.os === "darwin" ? { machoSegmentName: "NODE_SEA" } : {}),
+  }),
+);
 if (targetName === host) {
   copyFileSync(executable, path.join(distDir, `terraform-credentials-keychain${target.exeSuffix}`));
 }
@@ -197,6 +199,26 @@ if (target.os === "darwin") {
   console.log(
     "macOS: sign it before use: codesign --sign - --force " + path.relative(root, executable),
   );
+}
+
+/**
+ * postject's ELF library (LIEF) prints "warning: Can't find string offset for section name
+ * '.note...'" a dozen times for every Node binary, stripped or not, and the result works: a
+ * newcomer would read it as a failed build. postject prints through console.warn, bound
+ * when each injection starts, so only those lines are dropped, and only meanwhile.
+ */
+async function withoutLiefNoteWarnings(injection: () => Promise<void>): Promise<void> {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (!/^warning: Can't find string offset for section name '\.note/.test(String(args[0]))) {
+      warn(...args);
+    }
+  };
+  try {
+    await injection();
+  } finally {
+    console.warn = warn;
+  }
 }
 
 function keyringVersion(): string {
