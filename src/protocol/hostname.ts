@@ -148,7 +148,14 @@ function toAsciiName(host: string, fail: (reason: string) => never): string {
 }
 
 /**
- * JSON-quotes untrusted text for an error message. JSON escapes C0 controls; we also escape
- * the other controls and invisible format characters (C1, DEL, bidi overrides, zero-width
- * characters, line separators), so the message is one line and shows what was typed.
+ * `text` as a Hostname when it already is one in Terraform's comparison form, else
+ * `undefined`: for names read back from a store, where any other spelling is not ours.
  */
+export function canonicalHostname(text: string): Hostname | undefined {
+  try {
+    const host = normalizeHostname(text);
+    return host === text ? host : undefined;
+  } catch {
+    return undefined;
+  }
+}

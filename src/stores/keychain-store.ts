@@ -1,6 +1,6 @@
 import type { KeyringBinding } from "../native/load-keyring.ts";
 import type { Hostname } from "../protocol/hostname.ts";
-import { normalizeHostname } from "../protocol/hostname.ts";
+import { canonicalHostname } from "../protocol/hostname.ts";
 import { CliError } from "../errors.ts";
 import { errorText } from "../quote.ts";
 import type { CredentialStore } from "./credential-store.ts";
@@ -57,19 +57,12 @@ export function createKeychainStore(
       for (const { account } of found) {
         // Ours are stored in normalized form; anything else under the same service name was
         // written by another program, and get/forget could not reach it by that name.
-        if (isNormalized(account)) hosts.add(account as Hostname);
+        const host = canonicalHostname(account);
+        if (host !== undefined) hosts.add(host);
       }
       return [...hosts].sort();
     },
   } satisfies CredentialStore;
-}
-
-function isNormalized(account: string): boolean {
-  try {
-    return normalizeHostname(account) === account;
-  } catch {
-    return false;
-  }
 }
 
 function attempt<T>(action: string, operation: () => T): T {

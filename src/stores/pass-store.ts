@@ -4,7 +4,7 @@ import path from "node:path";
 import { CliError } from "../errors.ts";
 import { oneLine } from "../quote.ts";
 import type { Hostname } from "../protocol/hostname.ts";
-import { normalizeHostname } from "../protocol/hostname.ts";
+import { canonicalHostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "./credential-store.ts";
 
 /** What `createPassStore` needs; everything comes in as values, nothing is read globally. */
@@ -54,9 +54,7 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
   const context: FailureContext = { command, storeDir, timeoutMs };
 
   const pass = (args: readonly string[], stdin?: string) =>
-    withStoreLock(storeDir, timeoutMs, () =>
-      runPass(command, args, env, timeoutMs, stdin, context),
-    );
+    withStoreLock(storeDir, timeoutMs, () => runPass(args, env, stdin, context));
 
   return {
     async get(host) {
@@ -136,12 +134,7 @@ export function decodeHostFromPath(segment: string): Hostname | undefined {
     return undefined; // escapes that are not UTF-8
   }
   if (encodeSegment(text) !== segment) return undefined;
-  try {
-    const host = normalizeHostname(text);
-    return host === text ? host : undefined;
-  } catch {
-    return undefined;
-  }
+  return canonicalHostname(text);
 }
 
 const TOP_FOLDER = "terraform-credentials";
@@ -223,13 +216,12 @@ const CLOSE_GRACE_MS = 1000;
  * of time (then it is killed).
  */
 function runPass(
-  command: string,
   args: readonly string[],
   env: Record<string, string>,
-  timeoutMs: number,
   stdin: string | undefined,
   context: FailureContext,
 ): Promise<PassResult> {
+  const { command, timeoutMs } = context;
   return new Promise((resolve, reject) => {
     // Not detached: a Ctrl-C in Terraform's terminal must reach pass and gpg as well.
     const child = spawn(command, args, { env, stdio: ["pipe", "pipe", "pipe"] });
