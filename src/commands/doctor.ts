@@ -1,4 +1,3 @@
-import { execFile } from "node:child_process";
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import type { GlobalOptions } from "../cli/options.ts";
@@ -10,6 +9,7 @@ import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, type Machine } from "./install.ts";
 import { readTextIfExists } from "../files.ts";
+import { outputOf } from "../processes.ts";
 
 export interface Check {
   readonly status: "ok" | "warn" | "fail";
@@ -287,13 +287,9 @@ function helperFilesIn(dir: string): string[] {
   }
 }
 
-function versionOf(
+async function versionOf(
   executable: string,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile(executable, ["--version"], { env, timeout: 5000 }, (error, stdout) => {
-      resolve(error ? undefined : stdout.trim());
-    });
-  });
+  return (await outputOf(executable, ["--version"], env, 5000))?.trim();
 }

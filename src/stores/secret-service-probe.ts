@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { outputOf } from "../processes.ts";
 
 export interface ProbeResult {
   readonly status: "ok" | "warn" | "fail";
@@ -92,14 +92,10 @@ function busCall(env: Env, method: string, ...args: string[]): Promise<string | 
 }
 
 function dbusSend(env: Env, args: string[]): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile(
-      "dbus-send",
-      ["--session", "--print-reply", "--reply-timeout=2000", ...args],
-      { env, timeout: 3000 },
-      (error, stdout) => {
-        resolve(error ? undefined : stdout);
-      },
-    );
-  });
+  return outputOf(
+    "dbus-send",
+    ["--session", "--print-reply", "--reply-timeout=2000", ...args],
+    env,
+    3000,
+  );
 }
