@@ -10,6 +10,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { requireBuiltHelper } from "../test/support/helper-process.ts";
 import { startKeyringSession } from "../test/support/keyring-session.ts";
+import { packageDir } from "./packages.ts";
 import { hostTarget, TARGETS } from "./targets.ts";
 
 const { values } = parseArgs({ options: { pairs: { type: "string", default: "30" } } });
@@ -51,12 +52,7 @@ const theirs = {
 // The floor: the binary's own Node release starting and doing nothing, which every call pays
 // before any of the helper's code runs (cached by npm run build).
 const host = TARGETS[hostTarget()];
-const bareNode = path.join(
-  import.meta.dirname,
-  "../build/cache",
-  `${host.nodePackage}@${host.nodeVersion}`,
-  host.nodeBinary,
-);
+const bareNode = path.join(packageDir(host.nodePackage, host.nodeVersion), host.nodeBinary);
 
 interface Row {
   readonly verb: string;

@@ -35,11 +35,12 @@ import {
   PROGRAM_CACHE_ASSET,
   wrapProgram,
 } from "../src/native/sea-assets.ts";
+import { PACKAGE_CACHE, packageDir, packageVersion, ROOT } from "./packages.ts";
 import { hostTarget, TARGET_NAMES, TARGETS } from "./targets.ts";
 
-const root = path.resolve(import.meta.dirname, "..");
+const root = ROOT;
 const buildDir = path.join(root, "build");
-const cacheDir = path.join(buildDir, "cache");
+const cacheDir = PACKAGE_CACHE;
 const distDir = path.join(root, "dist");
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
@@ -85,14 +86,18 @@ const lazyChildProcessForCommander: Plugin = {
   },
 };
 
-const version = (
-  JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }
-).version;
+const version = packageVersion(root);
 const work = path.join(buildDir, targetName);
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 
-const addon = path.join(fetchPackage(target.keyringPackage, keyringVersion()), target.keyringFile);
+const addon = path.join(
+  fetchPackage(
+    target.keyringPackage,
+    packageVersion(path.join(root, "node_modules/@napi-rs/keyring")),
+  ),
+  target.keyringFile,
+);
 const addonSha256 = createHash("sha256").update(readFileSync(addon)).digest("hex");
 
 const programBundle = path.join(work, "program.cjs");
@@ -221,15 +226,6 @@ async function withoutLiefNoteWarnings(injection: () => Promise<void>): Promise<
   }
 }
 
-function keyringVersion(): string {
-  const pkg = JSON.parse(
-    readFileSync(path.join(root, "node_modules/@napi-rs/keyring/package.json"), "utf8"),
-  ) as {
-    version: string;
-  };
-  return pkg.version;
-}
-
 function runs(command: string): boolean {
   try {
     execFileSync(command, ["--version"], { stdio: "ignore" });
@@ -240,20 +236,13 @@ function runs(command: string): boolean {
 }
 
 /** Unpacks `name@version` from the npm registry into the build cache, once. */
-function fetchPackage(name: string, packageVersion: string): string {
-  const installed = path.join(root, "node_modules", name);
-  if (existsSync(path.join(installed, "package.json"))) {
-    const pkg = JSON.parse(readFileSync(path.join(installed, "package.json"), "utf8")) as {
-      version: string;
-    };
-    if (pkg.version === packageVersion) return installed;
-  }
-  const dir = path.join(cacheDir, `${name.replace("/", "+")}@${packageVersion}`);
+function fetchPackage(name: string, version: string): string {
+  const dir = packageDir(name, version);
   if (existsSync(path.join(dir, "package.json"))) return dir;
   mkdirSync(cacheDir, { recursive: true });
   const tarball = execFileSync(
     "npm",
-    ["pack", `${name}@${packageVersion}`, "--silent", "--pack-destination", cacheDir],
+    ["pack", `${name}@${version}`, "--silent", "--pack-destination", cacheDir],
     {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"],
@@ -262,8 +251,7 @@ function fetchPackage(name: string, packageVersion: string): string {
     .trim()
     .split("\n")
     .at(-1);
-  if (tarball === undefined)
-    throw new Error(`npm pack ${name}@${packageVersion} printed no file name`);
+  if (tarball === undefined) throw new Error(`npm pack ${name}@${version} printed no file name`);
   const unpack = `${dir}.partial`;
   rmSync(unpack, { recursive: true, force: true });
   mkdirSync(unpack, { recursive: true });

@@ -10,14 +10,13 @@ import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { packageVersion, ROOT } from "./packages.ts";
 import { TARGET_NAMES, TARGETS } from "./targets.ts";
 
-const root = path.resolve(import.meta.dirname, "..");
+const root = ROOT;
 const { values } = parseArgs({ options: { target: { type: "string", multiple: true } } });
 const targets = values.target ?? [...TARGET_NAMES];
-const version = (
-  JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }
-).version;
+const version = packageVersion(root);
 const out = path.join(root, "release");
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
