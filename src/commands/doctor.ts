@@ -37,13 +37,19 @@ export async function runDoctor(
     await installationCheck(io, version, locations.helperInstallPath, locations.pluginDirs),
   );
 
-  const configFiles = [...new Set([locations.terraformConfigFile, locations.tofuConfigFile])];
-  for (const file of configFiles) {
+  // Read once: the config check and the shadow check both look into these files.
+  const configFiles = new Map(
+    [locations.terraformConfigFile, locations.tofuConfigFile].map((file) => [
+      file,
+      readTextIfExists(file),
+    ]),
+  );
+  for (const [file, text] of configFiles) {
     const tools = [
       file === locations.terraformConfigFile ? "Terraform" : undefined,
       file === locations.tofuConfigFile ? "OpenTofu" : undefined,
     ].filter(Boolean);
-    checks.push(configCheck(file, tools.join(" and "), helperArgs));
+    checks.push(configCheck(file, text, tools.join(" and "), helperArgs));
   }
 
   if (locations.configFileFromEnv)
@@ -143,8 +149,12 @@ async function installationCheck(
   };
 }
 
-function configCheck(file: string, tools: string, helperArgs: readonly string[]): Check {
-  const text = readTextIfExists(file);
+function configCheck(
+  file: string,
+  text: string | undefined,
+  tools: string,
+  helperArgs: readonly string[],
+): Check {
   const fix = `run "terraform-credentials-keychain install", or add: credentials_helper "${HELPER_BLOCK_NAME}" {}`;
   if (text === undefined) {
     return {
@@ -217,7 +227,7 @@ function configFromEnvCheck(io: Machine, chosen: string): Check {
 function shadowCheck(
   env: Readonly<Record<string, string | undefined>>,
   credentialsFiles: readonly string[],
-  configFiles: readonly string[],
+  configFiles: ReadonlyMap<string, string | undefined>,
 ): Check {
   const details: string[] = [];
   for (const name of Object.keys(env)) {
@@ -239,8 +249,7 @@ function shadowCheck(
       details.push((error as Error).message);
     }
   }
-  for (const file of configFiles) {
-    const text = readTextIfExists(file);
+  for (const [file, text] of configFiles) {
     if (text === undefined) continue;
     try {
       for (const host of findCredentialsBlocks(text))
