@@ -10,7 +10,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { requireBuiltHelper } from "../test/support/helper-process.ts";
 import { startKeyringSession } from "../test/support/keyring-session.ts";
-import { packageDir } from "./packages.ts";
+import { packageDir, packageVersion } from "./packages.ts";
 import { hostTarget, TARGETS } from "./targets.ts";
 
 const { values } = parseArgs({ options: { pairs: { type: "string", default: "30" } } });
@@ -49,10 +49,13 @@ const theirs = {
   forget: () => timed("secret-tool", ["clear", ...attributes]),
 };
 
-// The floor: the binary's own Node release starting and doing nothing, which every call pays
+// The floor: the binary's own Bun runtime starting and doing nothing, which every call pays
 // before any of the helper's code runs (cached by npm run build).
 const host = TARGETS[hostTarget()];
-const bareNode = path.join(packageDir(host.nodePackage, host.nodeVersion), host.nodeBinary);
+const bareNode = path.join(
+  packageDir(host.bunPackage, packageVersion("node_modules/bun")),
+  host.bunBinary,
+);
 
 interface Row {
   readonly verb: string;
@@ -85,7 +88,7 @@ try {
   }
   if (existsSync(bareNode)) {
     theirs.store();
-    const row: Row = { verb: "node -e 0", a: [], b: [] };
+    const row: Row = { verb: "bun -e 0", a: [], b: [] };
     for (let i = 0; i < pairs; i++) {
       const measures = [
         () => row.a.push(timed(bareNode, ["-e", "0"])),
@@ -133,7 +136,7 @@ function report(rows: Row[], rss: number | undefined, rssTheirs: number | undefi
   for (const { verb, a, b } of rows) {
     const ratios = a.map((value, i) => value / b[i]!);
     const median = quantile(ratios, 0.5);
-    const target = verb === "node -e 0" ? "floor, no target" : median <= 2.5 ? "met" : "MISSED";
+    const target = verb === "bun -e 0" ? "floor, no target" : median <= 2.5 ? "met" : "MISSED";
     console.log(
       `| ${verb.padEnd(6)} | ${ms(quantile(a, 0.5))}        | ${ms(quantile(a, 0.1))}-${ms(quantile(a, 0.9)).trim()}  | ${ms(quantile(b, 0.5))}             | ${ms(quantile(b, 0.1))}-${ms(quantile(b, 0.9)).trim()}       | ${median.toFixed(2)}x (${quantile(ratios, 0.1).toFixed(2)}-${quantile(ratios, 0.9).toFixed(2)}) | ${target} (<= 2.5x) |`,
     );
