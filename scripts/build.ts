@@ -19,10 +19,12 @@ import {
   renameSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { KEYRING_ASSET } from "../src/native/embedded-addon.ts";
+import { checkSignature, isValidSignature, parseMachO, withoutSignature } from "./macho.ts";
 import { PACKAGE_CACHE, packageDir, packageVersion, ROOT } from "./packages.ts";
 import { hostTarget, TARGET_NAMES, TARGETS } from "./targets.ts";
 
@@ -89,12 +91,28 @@ execFileSync(
   // Bun's progress lines are noise; its errors go to stderr.
   { cwd: work, stdio: ["ignore", "ignore", "inherit"] },
 );
+if (target.os === "darwin") signForMacOs(executable);
 if (targetName === host) {
   copyFileSync(executable, path.join(distDir, `terraform-credentials-keychain${target.exeSuffix}`));
 }
 console.log(
   `built ${path.relative(root, executable)} (${targetName}, Bun ${bunVersion} ${target.bunPackage}, ${(statSync(executable).size / 1e6).toFixed(0)} MB)`,
 );
+
+/**
+ * macOS kills an arm64 binary at exec unless its signature matches every page, and any
+ * binary whose signature does not match. Bun signs darwin-arm64 ad hoc; darwin-x64 keeps
+ * the runtime's signature over bytes Bun changed, so it is removed (Intel Macs run
+ * unsigned binaries). A release identity re-signs either on a Mac (see README).
+ */
+function signForMacOs(file: string): void {
+  const bytes = readFileSync(file);
+  if (isValidSignature(checkSignature(bytes))) return;
+  if (parseMachO(bytes).cpu === "arm64") {
+    throw new Error(`${file}: Bun left no valid ad hoc signature, and arm64 needs one`);
+  }
+  writeFileSync(file, withoutSignature(bytes));
+}
 
 /**
  * The pinned Bun that compiles. Its npm package's postinstall puts the host's binary in
