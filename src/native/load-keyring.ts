@@ -4,7 +4,7 @@ import path from "node:path";
 import { KEYRING_SHA256 } from "../build-info.ts";
 import { writeFileAtomically } from "../files.ts";
 import type * as KeyringModule from "@napi-rs/keyring";
-import { readEmbeddedAddon } from "./embedded-addon.ts";
+import { embeddedAddon, type EmbeddedFile } from "./embedded-addon.ts";
 
 /** The native keychain binding, as `@napi-rs/keyring` exports it. */
 export type KeyringBinding = typeof KeyringModule;
@@ -19,7 +19,7 @@ export type KeyringBinding = typeof KeyringModule;
 export function loadKeyring(cacheDir: string, expectedSha256: string | undefined): KeyringBinding {
   if (isSingleExecutable()) {
     if (expectedSha256 === undefined) throw new Error("this build embeds no keychain addon");
-    return loadFromCache(readEmbeddedAddon(), cacheDir, expectedSha256);
+    return loadFromCache(embeddedAddon(), cacheDir, expectedSha256);
   }
   return createRequire(import.meta.url)("@napi-rs/keyring") as KeyringBinding;
 }
@@ -34,12 +34,12 @@ export function isSingleExecutable(): boolean {
  * Writes `embedded` once to `cacheDir` under its SHA-256 and dlopens that copy: the
  * runtime-independent half of loading the addon.
  */
-function loadFromCache(embedded: Uint8Array, cacheDir: string, sha256: string): KeyringBinding {
+function loadFromCache(embedded: EmbeddedFile, cacheDir: string, sha256: string): KeyringBinding {
   const file = path.join(cacheDir, `keyring-${sha256}.node`);
   ensurePrivateDirectory(cacheDir);
   // Processes that start at once each write their own temp copy and rename it into place:
   // the last rename wins with identical bytes, and none loads a half-written file.
-  if (!isTrustedCopy(file, embedded)) writeFileAtomically(file, embedded, 0o700);
+  if (!isTrustedCopy(file, embedded)) writeFileAtomically(file, embedded.bytes(), 0o700);
   const module = { exports: {} as KeyringBinding };
   process.dlopen(module, file);
   return module.exports;
@@ -74,7 +74,7 @@ function ensurePrivateDirectory(dir: string): void {
  * directory). macOS is different: a Keychain item trusts the signature of the program that
  * made it, so the library it loads must be byte for byte the one that was signed with it.
  */
-function isTrustedCopy(file: string, embedded: Uint8Array): boolean {
+function isTrustedCopy(file: string, embedded: EmbeddedFile): boolean {
   let stat;
   try {
     stat = lstatSync(file);
@@ -83,6 +83,8 @@ function isTrustedCopy(file: string, embedded: Uint8Array): boolean {
   }
   const uid = process.getuid?.();
   const posixOwnerOk = uid === undefined || (stat.uid === uid && (stat.mode & 0o022) === 0);
-  if (!stat.isFile() || !posixOwnerOk || stat.size !== embedded.byteLength) return false;
-  return process.platform !== "darwin" || Buffer.compare(readFileSync(file), embedded) === 0;
+  if (!stat.isFile() || !posixOwnerOk || stat.size !== embedded.size) return false;
+  return (
+    process.platform !== "darwin" || Buffer.compare(readFileSync(file), embedded.bytes()) === 0
+  );
 }
