@@ -6,6 +6,7 @@ import type { TextSink } from "./cli/io.ts";
 import { run } from "./cli/run.ts";
 import { openStore } from "./stores/open-store.ts";
 import { isSea } from "./native/load-keyring.ts";
+import { hasAbandonedCalls } from "./stores/keychain-calls.ts";
 
 /**
  * The standard streams are used through their file descriptors, synchronously: creating
@@ -85,6 +86,9 @@ void run(
 ).then((code) => {
   // With everything written synchronously, leave at once instead of tearing the runtime
   // down (~1 ms); a stream (asynchronous on Windows pipes) is left to flush as the process ends.
+  // A keychain call abandoned at its deadline still blocks a thread that process.exit
+  // would wait for: end at once instead (the message is already written, synchronously).
+  if (hasAbandonedCalls()) process.kill(process.pid, "SIGKILL");
   if (streamsInUse.count === 0) process.exit(code);
   process.exitCode = code;
 });

@@ -4,6 +4,8 @@ import { canonicalHostname } from "../protocol/hostname.ts";
 import { CliError } from "../errors.ts";
 import { errorText } from "../quote.ts";
 import type { CredentialStore } from "./credential-store.ts";
+import { callKeychain, callLimits, DEFAULT_TIMEOUT_SECONDS } from "./keychain-calls.ts";
+import type { CallLimits } from "./keychain-calls.ts";
 
 /**
  * Windows Credential Manager keeps at most this many bytes per entry
@@ -16,18 +18,25 @@ export const WINDOWS_SECRET_LIMIT = 2560;
  * service and the hostname as its account, and the credentials object as its secret in
  * UTF-8. On Linux the entry is pinned to the Secret Service, because the binding's default
  * silently falls back to the kernel keyring, which forgets everything at reboot.
+ *
+ * Every call goes through the binding's asynchronous API, so that the main thread can keep
+ * `limits.deadline` (shared by all calls of this store) while a call waits on D-Bus, and is
+ * retried while the Secret Service is too busy to answer in time.
  */
 export function createKeychainStore(
   keyring: KeyringBinding,
   service: string,
   platform: NodeJS.Platform,
+  limits: CallLimits = callLimits(DEFAULT_TIMEOUT_SECONDS),
 ): CredentialStore {
   const options = { linux: { store: "secret-service" as const } };
-  const entry = (host: Hostname) => new keyring.Entry(service, host, options);
+  const entry = (host: Hostname) => new keyring.AsyncEntry(service, host, options);
+  const attempt = <T>(action: string, operation: (signal: AbortSignal) => Promise<T>) =>
+    callKeychain(operation, limits, (error) => keychainError(action, error));
 
   return {
     async get(host) {
-      const bytes = attempt("read from", () => entry(host).getSecret());
+      const bytes = await attempt("read from", (signal) => entry(host).getSecret(signal));
       if (bytes === null) return undefined;
       try {
         return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes));
@@ -46,13 +55,15 @@ export function createKeychainStore(
           `the credentials object is ${bytes.byteLength} bytes, and Windows Credential Manager keeps at most ${WINDOWS_SECRET_LIMIT} bytes per entry; nothing was stored`,
         );
       }
-      attempt("write to", () => entry(host).setSecret(bytes));
+      await attempt("write to", (signal) => entry(host).setSecret(bytes, signal));
     },
     async forget(host) {
-      attempt("delete from", () => entry(host).deleteCredential());
+      await attempt("delete from", (signal) => entry(host).deleteCredential(signal));
     },
     async list() {
-      const found = attempt("list the entries of", () => keyring.findCredentials(service));
+      const found = await attempt("list the entries of", (signal) =>
+        keyring.findCredentialsAsync(service, undefined, signal),
+      );
       const hosts = new Set<Hostname>();
       for (const { account } of found) {
         // Ours are stored in normalized form; anything else under the same service name was
@@ -63,14 +74,6 @@ export function createKeychainStore(
       return [...hosts].sort();
     },
   } satisfies CredentialStore;
-}
-
-function attempt<T>(action: string, operation: () => T): T {
-  try {
-    return operation();
-  } catch (error) {
-    throw keychainError(action, error);
-  }
 }
 
 const HEADLESS_ADVICE =
