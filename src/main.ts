@@ -30,6 +30,15 @@ function isWindowsConsole(fd: number): boolean {
   }
 }
 
+/**
+ * The reader of stdout (or stderr) has gone (`get HOST | head -c0`, `doctor | head -1`):
+ * stop quietly with the shell's code for a broken pipe, as a program killed by SIGPIPE
+ * would (Node ignores SIGPIPE, and its stream would print a stack trace).
+ */
+function exitOnBrokenPipe(error: unknown): void {
+  if ((error as NodeJS.ErrnoException | undefined)?.code === "EPIPE") process.exit(141);
+}
+
 function output(fd: number, stream: () => NodeJS.WriteStream): TextSink {
   let fallback: NodeJS.WriteStream | undefined;
   return {
@@ -40,11 +49,19 @@ function output(fd: number, stream: () => NodeJS.WriteStream): TextSink {
         try {
           while (written < bytes.byteLength) written += writeSync(fd, bytes, written);
           return;
-        } catch {
-          // The rest goes through the stream below.
+        } catch (error) {
+          exitOnBrokenPipe(error);
+          // Anything else: the rest goes through the stream below.
         }
       }
-      fallback ??= useStream(stream);
+      fallback ??= useStream(() => {
+        const created = stream();
+        created.on("error", (error) => {
+          exitOnBrokenPipe(error);
+          throw error;
+        });
+        return created;
+      });
       fallback.write(bytes.subarray(written));
     },
   };
