@@ -51,10 +51,32 @@ function loadFromSea(sea: SeaApi, cacheDir: string, sha256: string): KeyringBind
   ensurePrivateDirectory(cacheDir);
   // Processes that start at once each write their own temp copy and rename it into place:
   // the last rename wins with identical bytes, and none loads a half-written file.
-  if (!isTrustedCopy(file, embedded)) writeFileAtomically(file, embedded, 0o700);
-  const module = { exports: {} as KeyringBinding };
-  process.dlopen(module, file);
-  return module.exports;
+  const writeCopy = () => writeFileAtomically(file, embedded, 0o700);
+  if (!isTrustedCopy(file, embedded)) writeCopy();
+  return dlopenRepairing(file, sha256, writeCopy);
+}
+
+/**
+ * dlopens the cached copy at `file`. The cheap checks before it (owner, mode, size) cannot
+ * see a copy of the right size with other bytes (disk corruption, a bad restore), which
+ * would then fail on every call ("invalid ELF header"): when dlopen fails, the copy's
+ * SHA-256 is compared with the build's, and a copy that differs is written again and
+ * loaded once more. Hashing happens only on this failure path, so a normal call pays nothing.
+ */
+function dlopenRepairing(file: string, sha256: string, writeCopy: () => void): KeyringBinding {
+  const load = () => {
+    const module = { exports: {} as KeyringBinding };
+    process.dlopen(module, file);
+    return module.exports;
+  };
+  try {
+    return load();
+  } catch (error) {
+    const { createHash } = process.getBuiltinModule("node:crypto");
+    if (createHash("sha256").update(readFileSync(file)).digest("hex") === sha256) throw error;
+    writeCopy();
+    return load();
+  }
 }
 
 /**

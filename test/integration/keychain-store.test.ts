@@ -177,6 +177,18 @@ describe("the addon cache of the single executable", () => {
     assert.notEqual(readFileSync(file, "utf8").slice(0, 13), "not the addon");
   });
 
+  test("a corrupt cached copy of the right size is replaced when it fails to load", async () => {
+    await runHelper(["get", "x.example.com"], { env: session.env });
+    const [name] = readdirSync(cacheDir());
+    const file = path.join(cacheDir(), name!);
+    const good = readFileSync(file);
+    writeFileSync(file, Buffer.alloc(good.byteLength, 0x41));
+    const result = await runHelper(["get", "x.example.com"], { env: session.env });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, "{}\n");
+    assert.ok(readFileSync(file).equals(good), "the copy holds the embedded addon again");
+  });
+
   test("a cache directory others can write to is refused with a one-line error", async () => {
     await runHelper(["get", "x.example.com"], { env: session.env });
     chmodSync(cacheDir(), 0o777);
