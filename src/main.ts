@@ -7,6 +7,26 @@ import { run } from "./cli/run.ts";
 import { openStore } from "./stores/open-store.ts";
 import { isSea } from "./native/load-keyring.ts";
 import { hasAbandonedCalls } from "./stores/keychain-calls.ts";
+import { runCleanups } from "./exit-cleanups.ts";
+
+// Ctrl-C, SIGTERM and a closed terminal first undo what must not outlive the process (the
+// pass store's lock), then end it by the same signal, as if there were no handler.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.once(signal, () => {
+    runCleanups();
+    process.kill(process.pid, signal);
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
 
 /**
  * The standard streams are used through their file descriptors, synchronously: creating
@@ -98,6 +118,7 @@ void run(
     homedir: os.homedir(),
     execPath: process.execPath,
     isSea: isSea(),
+    processes: { pid: process.pid, isAlive },
   },
   { version: VERSION, openStore },
 ).then((code) => {

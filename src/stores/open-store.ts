@@ -22,7 +22,12 @@ export async function openStore(options: GlobalOptions, io: Io): Promise<Credent
   if (options.backend === "pass") {
     // Loaded only when chosen: the keychain path never pays for child_process.
     const { createPassStore } = await import("./pass-store.ts");
-    return createPassStore({ service: options.service, env: io.env, homedir: io.homedir });
+    return createPassStore({
+      service: options.service,
+      env: io.env,
+      homedir: io.homedir,
+      ...(io.processes === undefined ? {} : { processes: io.processes }),
+    });
   }
   const cacheDir = addonCacheDir(io.env, io.platform, io.homedir);
   let keyring;
