@@ -28,15 +28,41 @@ export function createKeychainStore(
   service: string,
   platform: NodeJS.Platform,
   limits: CallLimits = callLimits(DEFAULT_TIMEOUT_SECONDS),
+  duplicates?: DuplicateHandling,
 ): CredentialStore {
   const options = { linux: { store: "secret-service" as const } };
   const entry = (host: Hostname) => new keyring.AsyncEntry(service, host, options);
   const attempt = <T>(action: string, operation: (signal: AbortSignal) => Promise<T>) =>
-    callKeychain(operation, limits, (error) => keychainError(action, error));
+    callKeychain(operation, limits, (error) =>
+      isAmbiguous(error) ? new AmbiguousEntry(action, error) : keychainError(action, error),
+    );
+  // Several items match one host (another program stored one with extra attributes): the
+  // binding refuses to read, write or delete any of them.
+  const deleteAll = async (host: Hostname, problem: AmbiguousEntry) => {
+    const deleted = duplicates === undefined ? undefined : await duplicates.deleteAll(host);
+    if (deleted === undefined || deleted === 0) throw problem.withoutRemedy(host);
+    return deleted;
+  };
 
   return {
     async get(host) {
-      const bytes = await attempt("read from", (signal) => entry(host).getSecret(signal));
+      let bytes;
+      try {
+        bytes = await attempt("read from", (signal) => entry(host).getSecret(signal));
+      } catch (error) {
+        if (!(error instanceof AmbiguousEntry)) throw error;
+        // The same one every time: the first of the matching secrets in code-unit order.
+        const found = await attempt("list the entries of", (signal) =>
+          keyring.findCredentialsAsync(service, undefined, signal),
+        );
+        const secrets = found.filter(({ account }) => account === host).map((c) => c.password);
+        const [chosen] = secrets.sort();
+        if (chosen === undefined) throw error.withoutRemedy(host);
+        duplicates?.warn(
+          `warning: ${secrets.length} keychain items match ${host} (another program stored the others); using the first in sorted order; "forget ${host}" removes them all`,
+        );
+        return chosen;
+      }
       if (bytes === null) return undefined;
       try {
         return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes));
@@ -55,10 +81,25 @@ export function createKeychainStore(
           `the credentials object is ${bytes.byteLength} bytes, and Windows Credential Manager keeps at most ${WINDOWS_SECRET_LIMIT} bytes per entry; nothing was stored`,
         );
       }
-      await attempt("write to", (signal) => entry(host).setSecret(bytes, signal));
+      try {
+        await attempt("write to", (signal) => entry(host).setSecret(bytes, signal));
+      } catch (error) {
+        if (!(error instanceof AmbiguousEntry)) throw error;
+        const deleted = await deleteAll(host, error);
+        await attempt("write to", (signal) => entry(host).setSecret(bytes, signal));
+        duplicates?.warn(
+          `warning: replaced ${deleted} keychain items that matched ${host} (another program stored some) with one`,
+        );
+      }
     },
     async forget(host) {
-      await attempt("delete from", (signal) => entry(host).deleteCredential(signal));
+      try {
+        await attempt("delete from", (signal) => entry(host).deleteCredential(signal));
+      } catch (error) {
+        if (!(error instanceof AmbiguousEntry)) throw error;
+        const deleted = await deleteAll(host, error);
+        duplicates?.warn(`removed ${deleted} keychain items that matched ${host}`);
+      }
     },
     async list() {
       const found = await attempt("list the entries of", (signal) =>
@@ -74,6 +115,38 @@ export function createKeychainStore(
       return [...hosts].sort();
     },
   } satisfies CredentialStore;
+}
+
+/** What the store does when several keychain items match one host. */
+export interface DuplicateHandling {
+  /** Deletes every item of the host; how many, or `undefined` when that is not possible. */
+  deleteAll(host: Hostname): Promise<number | undefined>;
+  /** Tells the user, on stderr, what was done. */
+  warn(line: string): void;
+}
+
+function isAmbiguous(error: unknown): boolean {
+  return /matched by \d+ credentials|ambiguous/i.test(errorText(error));
+}
+
+/** The binding's refusal to act on an entry that several keychain items match. */
+class AmbiguousEntry extends CliError {
+  readonly action: string;
+
+  constructor(action: string, cause: unknown) {
+    super(`could not ${action} the keychain: several items match this entry`, undefined, {
+      cause,
+    });
+    this.action = action;
+  }
+
+  withoutRemedy(host: Hostname): CliError {
+    return new CliError(
+      `could not ${this.action} the keychain: several keychain items match ${host} (another program stored some with extra attributes), and they could not be removed; delete them in Seahorse or with "secret-tool clear service <service> username ${host}"`,
+      undefined,
+      { cause: this.cause },
+    );
+  }
 }
 
 const HEADLESS_ADVICE =

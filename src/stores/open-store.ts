@@ -40,5 +40,13 @@ export async function openStore(options: GlobalOptions, io: Io): Promise<Credent
       { cause: error },
     );
   }
-  return createKeychainStore(keyring, options.service, io.platform, callLimits(timeout));
+  return createKeychainStore(keyring, options.service, io.platform, callLimits(timeout), {
+    async deleteAll(host) {
+      // Only the Secret Service lets items share a service and account.
+      if (io.platform === "win32" || io.platform === "darwin") return undefined;
+      const { deleteMatchingItems } = await import("./secret-service-items.ts");
+      return deleteMatchingItems(io.env, options.service, host);
+    },
+    warn: (line) => io.stderr.write(`${line}\n`),
+  });
 }

@@ -50,6 +50,59 @@ describe("keychain entries as other programs see them", () => {
   });
 });
 
+describe("duplicate keychain items for one host (from another program)", () => {
+  let session: KeyringSession;
+  before(async () => {
+    session = await startKeyringSession();
+  });
+  after(async () => {
+    await session.close();
+  });
+  const HOST = "dup.example.com";
+  // secret-tool replaces an item with the same attributes, so the second one has one more.
+  const addItem = async (secret: string, extra: string[]) => {
+    const child = spawn(
+      "secret-tool",
+      ["store", "--label=other", "service", "terraform-credentials", "username", HOST, ...extra],
+      { env: session.env, stdio: ["pipe", "ignore", "ignore"] },
+    );
+    child.stdin.end(secret);
+    await new Promise((resolve) => child.once("close", resolve));
+  };
+
+  test("get picks one the same way each time and says so; forget removes them all; store replaces them", async () => {
+    await addItem('{"token":"SECRET-b"}', []);
+    await addItem('{"token":"SECRET-a"}', ["origin", "other-program"]);
+    const first = await runHelper(["get", HOST], { env: session.env });
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stdout, '{"token":"SECRET-a"}\n');
+    assert.match(first.stderr, /^warning: 2 keychain items match dup\.example\.com.*\n$/);
+    const second = await runHelper(["get", HOST], { env: session.env });
+    assert.equal(second.stdout, first.stdout);
+
+    const forget = await runHelper(["forget", HOST], { env: session.env });
+    assert.equal(forget.code, 0, forget.stderr);
+    assert.match(forget.stderr, /removed 2 keychain items/);
+    const { stdout } = await execFileAsync(
+      "secret-tool",
+      ["search", "--all", "service", "terraform-credentials", "username", HOST],
+      { env: session.env },
+    );
+    assert.equal(stdout, "", "no item left");
+
+    await addItem('{"token":"SECRET-b"}', []);
+    await addItem('{"token":"SECRET-a"}', ["origin", "other-program"]);
+    const store = await runHelper(["store", HOST], {
+      env: session.env,
+      stdin: '{"token":"SECRET-new"}',
+    });
+    assert.equal(store.code, 0, store.stderr);
+    const after = await runHelper(["get", HOST], { env: session.env });
+    assert.equal(after.stdout, '{"token":"SECRET-new"}\n');
+    assert.equal(after.stderr, "");
+  });
+});
+
 describe("when the keychain cannot be reached", () => {
   const noTraceback = (stderr: string) => assert.doesNotMatch(stderr, /^\s+at /m);
   // Just under the size cap, so that the store gets as far as the keychain.
