@@ -50,6 +50,21 @@ describe("keychain entries as other programs see them", () => {
   });
 });
 
+describe("hostnames as the built executable's ICU maps them", () => {
+  test("capital sharp s is stored under ss, as Terraform passes it, not under xn--zca", async () => {
+    const session = await startKeyringSession();
+    try {
+      assertSilentSuccess(
+        await runHelper(["store", "\u1e9e.de"], { env: session.env, stdin: '{"token":"t"}' }),
+      );
+      const listed = await runHelper(["list"], { env: session.env });
+      assert.equal(listed.stdout, "ss.de\n");
+    } finally {
+      await session.close();
+    }
+  });
+});
+
 describe("duplicate keychain items for one host (from another program)", () => {
   let session: KeyringSession;
   before(async () => {
