@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { writeFileAtomically } from "../files.ts";
@@ -51,9 +51,27 @@ function loadFromSea(sea: SeaApi, cacheDir: string, sha256: string): KeyringBind
   ensurePrivateDirectory(cacheDir);
   // Processes that start at once each write their own temp copy and rename it into place:
   // the last rename wins with identical bytes, and none loads a half-written file.
+  removeLeftoverCopies(cacheDir);
   const writeCopy = () => writeFileAtomically(file, embedded, 0o700);
   if (!isTrustedCopy(file, embedded)) writeCopy();
   return dlopenRepairing(file, sha256, writeCopy);
+}
+
+/**
+ * Removes the temp copies (`.keyring-*.tmp`) that first runs killed before their rename
+ * left behind. Only those older than a minute: a younger one may be a concurrent first
+ * run's, still being written. Listing the small directory costs microseconds.
+ */
+function removeLeftoverCopies(cacheDir: string): void {
+  for (const name of readdirSync(cacheDir)) {
+    if (!/^\.keyring-.*\.tmp$/.test(name)) continue;
+    const leftover = path.join(cacheDir, name);
+    try {
+      if (Date.now() - lstatSync(leftover).mtimeMs > 60_000) rmSync(leftover, { force: true });
+    } catch {
+      // Renamed or removed meanwhile.
+    }
+  }
 }
 
 /**

@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
@@ -255,6 +263,21 @@ describe("the addon cache of the single executable", () => {
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, "{}\n");
     assert.ok(readFileSync(file).equals(good), "the copy holds the embedded addon again");
+  });
+
+  test("temp copies left by killed first runs are removed once they are a minute old", async () => {
+    await runHelper(["get", "x.example.com"], { env: session.env });
+    const [name] = readdirSync(cacheDir());
+    const old = path.join(cacheDir(), `.${name!}.killed.tmp`);
+    const fresh = path.join(cacheDir(), `.${name!}.running.tmp`);
+    writeFileSync(old, "partial");
+    writeFileSync(fresh, "partial");
+    const longAgo = new Date(Date.now() - 5 * 60_000);
+    utimesSync(old, longAgo, longAgo);
+    const result = await runHelper(["get", "x.example.com"], { env: session.env });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(readdirSync(cacheDir()).sort(), [`.${name!}.running.tmp`, name!].sort());
+    rmSync(fresh);
   });
 
   test("a cache directory others can write to is refused with a one-line error", async () => {
