@@ -1,5 +1,5 @@
 import { CommanderError } from "commander";
-import { CliError, DEBUG_VARIABLE, debugging, ExitCode } from "../errors.ts";
+import { CliError, DEBUG_VARIABLE, debugging, ExitCode, systemErrorMessage } from "../errors.ts";
 import { MAX_CREDENTIALS_BYTES } from "../protocol/credentials-object.ts";
 import * as verbs from "../protocol/verbs.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
@@ -7,6 +7,7 @@ import type { Io } from "./io.ts";
 import type { GlobalOptions } from "./options.ts";
 import { buildProgram } from "./program.ts";
 import { readInput } from "./read-input.ts";
+import { oneLine } from "../quote.ts";
 import { humanHandlers } from "./human-commands.ts";
 
 /** What `run` needs from outside the process's own streams. */
@@ -69,6 +70,14 @@ function report(error: unknown, io: Io): ExitCode {
     const shownOnRequest =
       error.code === "commander.helpDisplayed" || error.code === "commander.version";
     return shownOnRequest ? ExitCode.Ok : ExitCode.Usage;
+  }
+  const system = systemErrorMessage(error);
+  if (system !== undefined) {
+    io.stderr.write(`${oneLine(system)}\n`);
+    if (debugging(io.env) && error instanceof Error && error.stack) {
+      io.stderr.write(`${error.stack}\n`);
+    }
+    return ExitCode.Failure;
   }
   const message = error instanceof Error ? error.message : String(error);
   io.stderr.write(
