@@ -4,8 +4,8 @@ import { CliError } from "../errors.ts";
  * `credentials.tfrc.json` as `terraform login` writes it:
  * `{"credentials": {"HOST": {"token": "..."}}}`. Other top-level properties are kept.
  *
- * The file is read as text and each host's object is sliced out of it byte for byte, not
- * re-serialised: JSON.parse would turn 12345678901234567890 into 12345678901234567000,
+ * The file is read as text and each host's object is sliced out of it (only the white space
+ * between its tokens dropped), not re-serialised: JSON.parse would turn 12345678901234567890 into 12345678901234567000,
  * 1e400 into null and -0 into 0, and an object stores and a rewritten file must keep what
  * the user wrote. Removing hosts cuts their members out of the text and leaves the rest.
  */
@@ -64,7 +64,7 @@ export function parseCredentialsFile(text: string, file: string): PlaintextCrede
   return {
     hosts: inner.members.map((member) => ({
       name: member.name,
-      object: text.slice(member.valueStart, member.end),
+      object: withoutSpaceBetweenTokens(text.slice(member.valueStart, member.end)),
     })),
     text,
     layout: {
@@ -98,6 +98,26 @@ export function credentialsFileWithout(
 }
 
 const SPACE = new Set([" ", "\t", "\n", "\r"]);
+
+/**
+ * `json` without the white space between its tokens: the file's indentation is not part of
+ * the object, and the entry then reads as what Terraform itself sends to `store`. Every
+ * string, number and literal keeps its exact bytes.
+ */
+function withoutSpaceBetweenTokens(json: string): string {
+  let out = "";
+  for (let i = 0; i < json.length; i++) {
+    const char = json[i] ?? "";
+    if (char === '"') {
+      const start = i++;
+      while (json[i] !== '"') i += json[i] === "\\" ? 2 : 1;
+      out += json.slice(start, i + 1);
+    } else if (!SPACE.has(char)) {
+      out += char;
+    }
+  }
+  return out;
+}
 
 function skipSpace(text: string, index: number): number {
   let i = index;

@@ -78,11 +78,8 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     assert.deepEqual(
       new Map(store.entries),
       new Map([
-        ["app.terraform.io", `{\n      "token": "${SECRET_A}"\n    }`],
-        [
-          "tfe.example.com",
-          `{\n      "token": "${SECRET_B}",\n      "organization": "acme"\n    }`,
-        ],
+        ["app.terraform.io", `{"token":"${SECRET_A}"}`],
+        ["tfe.example.com", `{"token":"${SECRET_B}","organization":"acme"}`],
       ]),
     );
     assert.equal(existsSync(box.file), false, "the plaintext file is gone");

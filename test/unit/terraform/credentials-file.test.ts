@@ -36,8 +36,8 @@ describe("parseCredentialsFile", () => {
     });
     const parsed = parseCredentialsFile(text, FILE);
     assert.deepEqual(parsed.hosts, [
-      { name: "app.terraform.io", object: `{\n      "token": "${SECRET}"\n    }` },
-      { name: "tfe.example.com", object: '{\n      "token": "other"\n    }' },
+      { name: "app.terraform.io", object: `{"token":"${SECRET}"}` },
+      { name: "tfe.example.com", object: '{"token":"other"}' },
     ]);
   });
 
@@ -56,7 +56,7 @@ describe("parseCredentialsFile", () => {
     );
     assert.deepEqual(parsed.hosts, [
       { name: "a.example.com", object: "{}" },
-      { name: "b.example.com", object: '{\n      "other": true\n    }' },
+      { name: "b.example.com", object: '{"other":true}' },
     ]);
   });
 
@@ -74,13 +74,13 @@ describe("parseCredentialsFile", () => {
     assert.deepEqual(parseCredentialsFile('{"other": 1}', FILE).hosts, []);
   });
 
-  test("each host's object is its exact text: numbers are not rounded, nothing is reformatted", () => {
+  test("each host's object keeps every token's bytes: numbers are not rounded, strings not re-escaped", () => {
     const text =
-      '{"credentials": {"a.example.com": {"token":"t", "n": 12345678901234567890, "big": 1e400, "z": -0, "s": "\\u00e9}"}}}';
+      '{"credentials": {"a.example.com": {"token":"t", "n": 12345678901234567890, "big": 1e400,\n "z": -0, "s": "\\u00e9} \\" x"}}}';
     assert.deepEqual(parseCredentialsFile(text, FILE).hosts, [
       {
         name: "a.example.com",
-        object: '{"token":"t", "n": 12345678901234567890, "big": 1e400, "z": -0, "s": "\\u00e9}"}',
+        object: '{"token":"t","n":12345678901234567890,"big":1e400,"z":-0,"s":"\\u00e9} \\" x"}',
       },
     ]);
   });
