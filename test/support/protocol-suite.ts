@@ -16,6 +16,8 @@ export interface ProtocolBackend {
 export interface ProtocolSuiteOptions {
   /** How many hosts the parallel case uses (each has a store, a shared store and a get). */
   readonly parallel?: number;
+  /** How long one call of the helper may take before it is killed (default 20 s). */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -40,6 +42,7 @@ export function describeProtocol(
     const helper = (args: readonly string[], stdin?: string | Uint8Array) =>
       runHelper([...backend.args, ...args], {
         env: backend.env,
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
         ...(backend.command === undefined ? {} : { command: backend.command }),
         ...(stdin === undefined ? {} : { stdin }),
       });

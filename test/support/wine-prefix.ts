@@ -1,9 +1,10 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { accessSync, constants, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { executable, onPath } from "./find-command.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -175,22 +176,4 @@ function findWine(): Wine | undefined {
   const server =
     executable(path.join(path.dirname(realpathSync(loader)), "wineserver")) ?? onPath("wineserver");
   return { loader, server };
-}
-
-function onPath(command: string): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    if (dir === "") continue;
-    const found = executable(path.join(dir, command));
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
-
-function executable(file: string): string | undefined {
-  try {
-    accessSync(file, constants.X_OK);
-    return file;
-  } catch {
-    return undefined;
-  }
 }
