@@ -3,9 +3,10 @@
  * compiles it with x86_64-w64-mingw32-gcc into the test prefix's system32; it is never
  * shipped).
  *
- * Why: Rust's standard library (and so the @napi-rs/keyring addon) imports ProcessPrng
- * from bcryptprimitives.dll, which Windows 10 and later have and Wine 8 (Debian 12's) does
- * not. Without it, loading the addon fails and the helper exits with code 53. ProcessPrng
+ * Why: Bun's Windows runtime and Rust's standard library (so the @napi-rs/keyring addon)
+ * import ProcessPrng from bcryptprimitives.dll, which Windows 10 and later have and Wine 8
+ * (Debian 12's) does not. Without it, Wine's loader refuses the executable before any of
+ * its code runs (exit code 53, nothing printed). ProcessPrng
  * fills a buffer from the system's CSPRNG; RtlGenRandom (advapi32's SystemFunction036),
  * which Wine has, does the same for at most a ULONG's worth at a time.
  */
