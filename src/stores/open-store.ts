@@ -34,11 +34,7 @@ export async function openStore(options: GlobalOptions, io: Io): Promise<Credent
   try {
     keyring = loadKeyring(cacheDir, KEYRING_SHA256);
   } catch (error) {
-    throw new CliError(
-      `could not load the keychain addon from ${cacheDir}: ${errorText(error)}; make that directory writable (or set XDG_CACHE_HOME to one that is)`,
-      undefined,
-      { cause: error },
-    );
+    throw new CliError(addonFailure(error, cacheDir, io.platform), undefined, { cause: error });
   }
   return createKeychainStore(keyring, options.service, io.platform, callLimits(timeout), {
     async deleteAll(host) {
@@ -49,4 +45,21 @@ export async function openStore(options: GlobalOptions, io: Io): Promise<Credent
     },
     warn: (line) => io.stderr.write(`${line}\n`),
   });
+}
+
+/**
+ * What to do when the addon cannot be loaded. A file-system error (it has a syscall) is
+ * about the cache directory. Anything else is the loader's: on Windows that is almost
+ * always the Visual C++ runtime the addon links against (VCRUNTIME140.dll), which Bun
+ * does not bring and a fresh Windows may lack.
+ */
+function addonFailure(error: unknown, cacheDir: string, platform: NodeJS.Platform): string {
+  const text = errorText(error);
+  if (typeof (error as { syscall?: unknown } | undefined)?.syscall === "string") {
+    return `could not load the keychain addon from ${cacheDir}: ${text}; make that directory writable (or set XDG_CACHE_HOME to one that is)`;
+  }
+  if (platform === "win32") {
+    return `could not load the keychain addon: ${text}; install the Microsoft Visual C++ Redistributable (x64), which provides VCRUNTIME140.dll`;
+  }
+  return `could not load the keychain addon from ${cacheDir}: ${text}`;
 }

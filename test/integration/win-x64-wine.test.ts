@@ -143,19 +143,15 @@ if (missing !== undefined) {
       assert.match(result.stderr, /could not load the keychain addon/);
     });
 
-    // Known gap: the message then advises making the cache directory writable or setting
-    // XDG_CACHE_HOME, neither of which helps on Windows; it should name the runtime.
-    test(
-      "without the Visual C++ runtime, the message names it",
-      { todo: "the message blames the cache directory (src/stores/open-store.ts)" },
-      async () => {
-        const result = await runHelper(["get", "no-runtime.example.com"], {
-          env: { ...wine.env, WINEDLLOVERRIDES: `${wine.env.WINEDLLOVERRIDES};vcruntime140=d` },
-          command: wine.command(WINDOWS_BUILD),
-        });
-        assert.match(result.stderr, /Visual C\+\+|VCRUNTIME140/i);
-      },
-    );
+    // Making the cache directory writable or setting XDG_CACHE_HOME would not help here.
+    test("without the Visual C++ runtime, the message names it, not the cache directory", async () => {
+      const result = await runHelper(["get", "no-runtime.example.com"], {
+        env: { ...wine.env, WINEDLLOVERRIDES: `${wine.env.WINEDLLOVERRIDES};vcruntime140=d` },
+        command: wine.command(WINDOWS_BUILD),
+      });
+      assert.match(result.stderr, /Visual C\+\+ Redistributable.*VCRUNTIME140\.dll/);
+      assert.doesNotMatch(result.stderr, /XDG_CACHE_HOME/);
+    });
 
     test("install puts the .exe and the block under %APPDATA%; uninstall takes both away", async () => {
       const plugin = path.join(
