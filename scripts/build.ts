@@ -110,6 +110,7 @@ await build({
   define: {
     __TFCK_VERSION__: JSON.stringify(version),
     __TFCK_KEYRING_SHA256__: JSON.stringify(addonSha256),
+    __TFCK_TARGET__: JSON.stringify(targetName),
     "import.meta.url": JSON.stringify("file:///terraform-credentials-keychain/main.cjs"),
   },
   plugins: [lazyChildProcessForCommander],
