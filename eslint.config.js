@@ -12,7 +12,7 @@ const restrictedImports = (...names) =>
   }));
 
 export default tseslint.config(
-  { ignores: ["dist/", "build/", "node_modules/", "coverage/"] },
+  { ignores: ["dist/", "build/", "release/", "node_modules/", "coverage/"] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
