@@ -5,7 +5,7 @@ import { TARGET, VERSION, versionLine } from "./build-info.ts";
 import type { TextSink } from "./cli/io.ts";
 import { run } from "./cli/run.ts";
 import { openStore } from "./stores/open-store.ts";
-import { isSea } from "./native/load-keyring.ts";
+import { isSingleExecutable } from "./native/load-keyring.ts";
 
 /**
  * The standard streams are used through their file descriptors, synchronously: creating
@@ -79,7 +79,7 @@ void run(
     arch: process.arch,
     homedir: os.homedir(),
     execPath: process.execPath,
-    isSea: isSea(),
+    isSea: isSingleExecutable(),
   },
   { version: versionLine(VERSION, TARGET, process.versions), openStore },
 ).then((code) => {

@@ -49,6 +49,15 @@ after(async () => {
   if (release !== "") await rm(release, { recursive: true, force: true });
 });
 
+function rubyRuns(): boolean {
+  try {
+    execFileSync("ruby", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function harnessWithoutInstall(t: TestContext, token: string): Promise<Harness | undefined> {
   if (terraform === undefined) {
     t.skip(SKIP);
@@ -106,6 +115,15 @@ test(
       encoding: "utf8",
     });
     assert.equal(checked, `${archive}: OK\n`);
+
+    // The Homebrew formula written beside it names this archive with the same hash.
+    const digest = (await readFile(join(release, "SHA256SUMS"), "utf8")).split(" ")[0]!;
+    const formula = await readFile(join(release, "homebrew", `${PROGRAM}.rb`), "utf8");
+    assert.ok(formula.includes(`/${archive}"\n      sha256 "${digest}"`), formula);
+    if (rubyRuns()) {
+      const formulaFile = join(release, "homebrew", `${PROGRAM}.rb`);
+      assert.equal(execFileSync("ruby", ["-c", formulaFile], { encoding: "utf8" }), "Syntax OK\n");
+    }
 
     const extracted = await mkdtemp(join(tmpdir(), "extracted-"));
     t.after(() => rm(extracted, { recursive: true, force: true }));

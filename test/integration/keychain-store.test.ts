@@ -259,17 +259,4 @@ describe("the standard streams of the single executable", () => {
     assert.equal(stdout.length, object.length + 1);
     assert.equal(stdout, `${object}\n`);
   });
-
-  test("V8 accepts the code cache embedded for the program", async (t) => {
-    if (process.env.TFCK_TEST_HELPER !== undefined) {
-      t.skip("SKIP: TFCK_TEST_HELPER names another build; only the host's build has a cache");
-      return;
-    }
-    const result = await runHelper(["--version"], {
-      env: { ...session.env, TF_CREDENTIALS_KEYCHAIN_DEBUG: "1" },
-    });
-    assert.equal(result.code, 0);
-    assert.match(result.stdout, /^\d+\.\d+\.\d+/);
-    assert.equal(result.stderr, "debug: code cache accepted\n");
-  });
 });

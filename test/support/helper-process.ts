@@ -43,6 +43,8 @@ export interface HelperRunOptions {
   /** Bytes or text for stdin; omitted: stdin is the null device, as Terraform gives `get`. */
   readonly stdin?: string | Uint8Array;
   readonly timeoutMs?: number;
+  /** The working directory; omitted: the test's own. */
+  readonly cwd?: string;
 }
 
 /** Runs the built helper with `args` and collects what it printed. */
@@ -54,6 +56,7 @@ export function runHelper(
   const [command, ...commandArgs] = helperCommand();
   const child = spawn(command, [...commandArgs, ...args], {
     env: options.env,
+    cwd: options.cwd,
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     timeout: options.timeoutMs ?? 20_000,
   });
