@@ -53,6 +53,9 @@ export function platformPackageJson(version: string, target: TargetName): object
     homepage: HOMEPAGE,
     os: [os],
     cpu: [cpu],
+    // The Linux binaries link glibc: on musl (Alpine) npm skips the package and the
+    // launcher says so, instead of a binary that cannot start.
+    ...(os === "linux" ? { libc: ["glibc"] } : {}),
     files: [`bin/${binaryName(target)}`, "LICENSE"],
     // Not for Node to load: keeps tools from treating the binary as a module.
     preferUnplugged: true,

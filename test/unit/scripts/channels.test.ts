@@ -106,6 +106,9 @@ describe("npm packages", () => {
     const windows = platformPackageJson("1.2.3", "win-x64") as Record<string, unknown>;
     assert.deepEqual([windows["os"], windows["cpu"]], [["win32"], ["x64"]]);
     assert.deepEqual(windows["files"], ["bin/terraform-credentials-keychain.exe", "LICENSE"]);
+    assert.equal(windows["libc"], undefined);
+    const linux = platformPackageJson("1.2.3", "linux-arm64") as Record<string, unknown>;
+    assert.deepEqual([linux["os"], linux["cpu"], linux["libc"]], [["linux"], ["arm64"], ["glibc"]]);
     const mac = platformPackageJson("1.2.3", "darwin-arm64") as Record<string, unknown>;
     assert.deepEqual(
       [mac["name"], mac["os"], mac["cpu"]],
