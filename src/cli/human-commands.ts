@@ -35,6 +35,10 @@ export function humanHandlers(
             ? `config: ${config.file} (${tools}) already has the block`
             : `config: ${config.file} (${tools}): credentials_helper block ${would}${config.change}`,
         );
+        if (config.linkTarget !== undefined && config.change !== "unchanged")
+          say(
+            `        ${config.file} is a symlink: its target ${config.linkTarget} ${would}edited`,
+          );
       }
       if (dryRun) {
         say("the block:");
@@ -63,6 +67,10 @@ export function humanHandlers(
             ? `config: ${config.file}: credentials_helper block ${would}removed`
             : `config: ${config.file} has no credentials_helper "keychain" block`,
         );
+        if (config.linkTarget !== undefined && config.change === "removed")
+          say(
+            `        ${config.file} is a symlink: its target ${config.linkTarget} ${would}edited`,
+          );
       }
       if (dryRun) {
         say("dry run: nothing was changed");

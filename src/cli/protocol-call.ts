@@ -1,4 +1,4 @@
-import { DEFAULT_SERVICE, parseBackend, parseServiceName } from "./options.ts";
+import { DEFAULT_SERVICE, parseBackend, parseServiceName, parseTimeout } from "./options.ts";
 import type { Backend, GlobalOptions } from "./options.ts";
 
 export const PROTOCOL_VERB_NAMES = ["get", "store", "forget"] as const;
@@ -12,7 +12,8 @@ export interface ProtocolCall {
 }
 
 /**
- * Recognises the one shape Terraform uses, `[--service NAME] [--backend STORE] VERB HOST`
+ * Recognises the one shape Terraform uses,
+ * `[--service NAME] [--backend STORE] [--timeout SECONDS] VERB HOST`
  * (each option also as `--name=value`, in any order, the last one winning), without
  * loading commander: ~3.5 ms of every call. Anything else, or any value the options
  * refuse, gives undefined, and commander parses the line and reports what is wrong.
@@ -20,9 +21,10 @@ export interface ProtocolCall {
 export function protocolCall(argv: readonly string[]): ProtocolCall | undefined {
   let service = DEFAULT_SERVICE;
   let backend: Backend = "keychain";
+  let timeout: number | undefined;
   let i = 0;
   for (;;) {
-    const option = /^--(service|backend)(?:=(.*))?$/s.exec(argv[i] ?? "");
+    const option = /^--(service|backend|timeout)(?:=(.*))?$/s.exec(argv[i] ?? "");
     if (option === null) break;
     const inline = option[2];
     const value = inline ?? argv[i + 1];
@@ -30,7 +32,8 @@ export function protocolCall(argv: readonly string[]): ProtocolCall | undefined 
     i += inline === undefined ? 2 : 1;
     try {
       if (option[1] === "service") service = parseServiceName(value);
-      else backend = parseBackend(value);
+      else if (option[1] === "backend") backend = parseBackend(value);
+      else timeout = parseTimeout(value);
     } catch {
       return undefined;
     }
@@ -39,5 +42,9 @@ export function protocolCall(argv: readonly string[]): ProtocolCall | undefined 
   const [verbName, hostname] = argv.slice(i);
   const verb = PROTOCOL_VERB_NAMES.find((name) => name === verbName);
   if (verb === undefined || hostname === undefined || hostname.startsWith("-")) return undefined;
-  return { verb, hostname, options: { service, backend } };
+  return {
+    verb,
+    hostname,
+    options: { service, backend, ...(timeout === undefined ? {} : { timeout }) },
+  };
 }

@@ -1,4 +1,4 @@
-import { CliError, DEBUG_VARIABLE, debugging, ExitCode } from "../errors.ts";
+import { CliError, DEBUG_VARIABLE, debugging, ExitCode, systemErrorMessage } from "../errors.ts";
 import { MAX_CREDENTIALS_BYTES } from "../protocol/credentials-object.ts";
 import * as verbs from "../protocol/verbs.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
@@ -8,6 +8,7 @@ import type { VerbHandlers } from "./program.ts";
 import { protocolCall } from "./protocol-call.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import { readInput } from "./read-input.ts";
+import { oneLine } from "../quote.ts";
 
 /** What `run` needs from outside the process's own streams. */
 export interface Dependencies {
@@ -90,6 +91,14 @@ function report(
     const shownOnRequest =
       error.code === "commander.helpDisplayed" || error.code === "commander.version";
     return shownOnRequest ? ExitCode.Ok : ExitCode.Usage;
+  }
+  const system = systemErrorMessage(error);
+  if (system !== undefined) {
+    io.stderr.write(`${oneLine(system)}\n`);
+    if (debugging(io.env) && error instanceof Error && error.stack) {
+      io.stderr.write(`${error.stack}\n`);
+    }
+    return ExitCode.Failure;
   }
   const message = error instanceof Error ? error.message : String(error);
   io.stderr.write(

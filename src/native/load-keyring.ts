@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { KEYRING_SHA256 } from "../build-info.ts";
@@ -39,10 +39,50 @@ function loadFromCache(embedded: EmbeddedFile, cacheDir: string, sha256: string)
   ensurePrivateDirectory(cacheDir);
   // Processes that start at once each write their own temp copy and rename it into place:
   // the last rename wins with identical bytes, and none loads a half-written file.
-  if (!isTrustedCopy(file, embedded)) writeFileAtomically(file, embedded.bytes(), 0o700);
-  const module = { exports: {} as KeyringBinding };
-  process.dlopen(module, file);
-  return module.exports;
+  removeLeftoverCopies(cacheDir);
+  const writeCopy = () => writeFileAtomically(file, embedded.bytes(), 0o700);
+  if (!isTrustedCopy(file, embedded)) writeCopy();
+  return dlopenRepairing(file, sha256, writeCopy);
+}
+
+/**
+ * Removes the temp copies (`.keyring-*.tmp`) that first runs killed before their rename
+ * left behind. Only those older than a minute: a younger one may be a concurrent first
+ * run's, still being written. Listing the small directory costs microseconds.
+ */
+function removeLeftoverCopies(cacheDir: string): void {
+  for (const name of readdirSync(cacheDir)) {
+    if (!/^\.keyring-.*\.tmp$/.test(name)) continue;
+    const leftover = path.join(cacheDir, name);
+    try {
+      if (Date.now() - lstatSync(leftover).mtimeMs > 60_000) rmSync(leftover, { force: true });
+    } catch {
+      // Renamed or removed meanwhile.
+    }
+  }
+}
+
+/**
+ * dlopens the cached copy at `file`. The cheap checks before it (owner, mode, size) cannot
+ * see a copy of the right size with other bytes (disk corruption, a bad restore), which
+ * would then fail on every call ("invalid ELF header"): when dlopen fails, the copy's
+ * SHA-256 is compared with the build's, and a copy that differs is written again and
+ * loaded once more. Hashing happens only on this failure path, so a normal call pays nothing.
+ */
+function dlopenRepairing(file: string, sha256: string, writeCopy: () => void): KeyringBinding {
+  const load = () => {
+    const module = { exports: {} as KeyringBinding };
+    process.dlopen(module, file);
+    return module.exports;
+  };
+  try {
+    return load();
+  } catch (error) {
+    const { createHash } = process.getBuiltinModule("node:crypto");
+    if (createHash("sha256").update(readFileSync(file)).digest("hex") === sha256) throw error;
+    writeCopy();
+    return load();
+  }
 }
 
 /**

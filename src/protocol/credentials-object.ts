@@ -14,12 +14,14 @@ export const MAX_CREDENTIALS_BYTES = 64 * 1024;
  * every call of the protocol verbs.
  *
  * Checks that `text` is exactly one JSON object fit to store and returns it trimmed of the
- * white space around it, otherwise byte for byte: re-serialising could change numbers that
+ * JSON white space around it, otherwise byte for byte: re-serialising could change numbers that
  * JSON.parse rounds, or the order of properties. Throws a `CliError` that never quotes the
  * input, since the input holds a secret.
  */
 export function parseCredentialsObject(text: string, source: string): string {
-  const trimmed = text.trim();
+  // JSON's own white space only (RFC 8259: space, tab, LF, CR): trim() would also take
+  // NBSP, U+2028, U+3000, VT, FF and a BOM, which no JSON parser in Terraform accepts.
+  const trimmed = text.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, "");
   if (trimmed === "") {
     throw new CliError(`${source} is empty: expected a JSON object such as {"token":"..."}`);
   }

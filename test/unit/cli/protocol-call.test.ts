@@ -19,6 +19,14 @@ describe("protocolCall: the command lines Terraform runs, without commander", ()
     );
   });
 
+  test("--timeout is read too, so a deadline in the CLI config's args keeps the fast path", () => {
+    assert.deepEqual(protocolCall(["--timeout", "7.5", "get", "h.example"]), {
+      verb: "get",
+      hostname: "h.example",
+      options: { service: DEFAULT_SERVICE, backend: "keychain", timeout: 7.5 },
+    });
+  });
+
   const others: readonly (readonly string[])[] = [
     [],
     ["get"],
@@ -36,6 +44,8 @@ describe("protocolCall: the command lines Terraform runs, without commander", ()
     ["--unknown", "get", "h"],
     ["get", "h", "--service", "x"],
     ["--", "get", "h"],
+    ["--timeout", "0", "get", "h"],
+    ["--timeout=soon", "get", "h"],
   ];
   for (const argv of others) {
     test(`leaves ${JSON.stringify(argv)} to commander`, () => {
