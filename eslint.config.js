@@ -12,13 +12,13 @@ const restrictedImports = (...names) =>
   }));
 
 export default tseslint.config(
-  { ignores: ["dist/", "build/", "node_modules/", "coverage/"] },
+  { ignores: ["dist/", "build/", "release/", "node_modules/", "coverage/"] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ["eslint.config.js", "scripts/code-cache.cjs"] },
+        projectService: { allowDefaultProject: ["eslint.config.js", "packaging/npm-launcher.cjs"] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -96,6 +96,15 @@ export default tseslint.config(
       "@typescript-eslint/no-non-null-assertion": "off",
     },
   },
-  { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
+  { files: ["**/*.js", "**/*.cjs"], ...tseslint.configs.disableTypeChecked },
+  {
+    // Plain CommonJS run directly by Node: the npm package's launcher.
+    files: ["**/*.cjs"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { require: "readonly", process: "readonly" },
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
   prettier,
 );

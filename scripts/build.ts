@@ -87,6 +87,7 @@ execFileSync(
     `--asset=${KEYRING_ASSET}`,
     `--define=__TFCK_VERSION__=${JSON.stringify(version)}`,
     `--define=__TFCK_KEYRING_SHA256__=${JSON.stringify(addonSha256)}`,
+    `--define=__TFCK_TARGET__=${JSON.stringify(targetName)}`,
   ],
   // Bun's progress lines are noise; its errors go to stderr.
   { cwd: work, stdio: ["ignore", "ignore", "inherit"] },

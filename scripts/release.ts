@@ -3,7 +3,9 @@
  * release/, with a SHA256SUMS file: tar.xz for Linux and macOS (the run bit kept), zip for
  * Windows. The macOS binaries carry what the build leaves (an ad hoc signature on arm64,
  * none on x64); the GitHub workflow re-signs them on a Mac where an identity is configured.
- *   npm run release [-- --target linux-x64 --target win-x64]
+ * Each archive holds the binary, LICENSE and a short README (packaging/archive-README.md).
+ * Then the npm packages, Homebrew formula and Scoop manifest (scripts/write-channels.ts).
+ *   npm run release [-- --target linux-x64 --target win-x64 --out DIR --release-url URL --quick]
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -12,16 +14,29 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { packageVersion, ROOT } from "./packages.ts";
 import { TARGET_NAMES, TARGETS } from "./targets.ts";
+import type { TargetName } from "./targets.ts";
+import { releaseUrl } from "./channels.ts";
+import type { ReleaseArchive } from "./channels.ts";
+import { writeChannels } from "./write-channels.ts";
 
 const root = ROOT;
-const { values } = parseArgs({ options: { target: { type: "string", multiple: true } } });
+const { values } = parseArgs({
+  options: {
+    target: { type: "string", multiple: true },
+    out: { type: "string" },
+    "release-url": { type: "string" },
+    // xz -1 instead of -9: for tests, which check what an archive holds, not its size.
+    quick: { type: "boolean", default: false },
+  },
+});
 const targets = values.target ?? [...TARGET_NAMES];
 const version = packageVersion(root);
-const out = path.join(root, "release");
+const out = path.resolve(values.out ?? path.join(root, "release"));
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
 const sums: string[] = [];
+const archives: ReleaseArchive[] = [];
 for (const name of targets) {
   const target = TARGETS[name as keyof typeof TARGETS] as
     (typeof TARGETS)[keyof typeof TARGETS] | undefined;
@@ -35,26 +50,34 @@ for (const name of targets) {
   const staging = path.join(out, `terraform-credentials-keychain_${version}_${name}`);
   mkdirSync(staging);
   copyFileSync(path.join(root, "dist", name, binaryName), path.join(staging, binaryName));
-  copyFileSync(path.join(root, "README.md"), path.join(staging, "README.md"));
-  const archive =
-    target.os === "win32"
-      ? zip(staging, [binaryName, "README.md"])
-      : tarXz(staging, [binaryName, "README.md"]);
+  copyFileSync(path.join(root, "packaging/archive-README.md"), path.join(staging, "README.md"));
+  copyFileSync(path.join(root, "LICENSE"), path.join(staging, "LICENSE"));
+  const files = [binaryName, "LICENSE", "README.md"];
+  const archive = target.os === "win32" ? zip(staging, files) : tarXz(staging, files);
   rmSync(staging, { recursive: true });
   const digest = createHash("sha256").update(readFileSync(archive)).digest("hex");
   sums.push(`${digest}  ${path.basename(archive)}`);
+  archives.push({ target: name as TargetName, file: path.basename(archive), sha256: digest });
   console.log(
     `${path.relative(root, archive)}: ${(statSync(archive).size / 1024 / 1024).toFixed(1)} MiB`,
   );
 }
 writeFileSync(path.join(out, "SHA256SUMS"), `${sums.join("\n")}\n`);
-console.log(`release/SHA256SUMS: ${sums.length} archives`);
+console.log(`${path.relative(root, out)}/SHA256SUMS: ${sums.length} archives`);
+writeChannels(out, {
+  root,
+  version,
+  archives,
+  binaryOf: ({ target }) =>
+    path.join(root, "dist", target, `terraform-credentials-keychain${TARGETS[target].exeSuffix}`),
+  baseUrl: values["release-url"] ?? releaseUrl(version),
+});
 
 function tarXz(dir: string, files: string[]): string {
   const archive = `${dir}.tar.xz`;
   // xz -9 takes a Bun binary to ~35% of its size, well below gzip -9 (the target: <= 45 MB).
   execFileSync("tar", ["-cJf", archive, "--owner=0", "--group=0", "-C", dir, ...files], {
-    env: { ...process.env, XZ_OPT: "-9 -T0" },
+    env: { ...process.env, XZ_OPT: `${values.quick ? "-1" : "-9"} -T0` },
   });
   return archive;
 }

@@ -1,7 +1,7 @@
 import { fstatSync, readSync, writeSync } from "node:fs";
 import os from "node:os";
 import process from "node:process";
-import { VERSION } from "./build-info.ts";
+import { TARGET, VERSION, versionLine } from "./build-info.ts";
 import type { TextSink } from "./cli/io.ts";
 import { run } from "./cli/run.ts";
 import { openStore } from "./stores/open-store.ts";
@@ -120,7 +120,7 @@ void run(
     isSea: isSingleExecutable(),
     processes: { pid: process.pid, isAlive },
   },
-  { version: VERSION, openStore },
+  { version: versionLine(VERSION, TARGET, process.versions), openStore },
 ).then((code) => {
   // With everything written synchronously, leave at once instead of tearing the runtime
   // down (~1 ms); a stream (asynchronous on Windows pipes) is left to flush as the process ends.

@@ -1,0 +1,165 @@
+/**
+ * What `npm run release` writes besides the archives, from their names and SHA-256s: the npm
+ * packages (a launcher plus one package per platform), a Homebrew formula and a Scoop
+ * manifest. Pure text and objects; scripts/release.ts writes them to disk.
+ */
+import type { TargetName } from "./targets.ts";
+
+export const PROGRAM = "terraform-credentials-keychain";
+const DESCRIPTION =
+  "A Terraform and OpenTofu credentials helper that keeps API tokens in the operating system's keychain";
+/** Where the project lives; release archives are the assets of its GitHub releases. */
+export const HOMEPAGE =
+  "https://github.com/terraform-credentials-keychain/terraform-credentials-keychain";
+
+/** One release archive: the target it holds and its file name and SHA-256 (hex). */
+export interface ReleaseArchive {
+  readonly target: TargetName;
+  readonly file: string;
+  readonly sha256: string;
+}
+
+/** The default download location of a release's archives. */
+export function releaseUrl(version: string): string {
+  return `${HOMEPAGE}/releases/download/v${version}`;
+}
+
+const NPM_PLATFORMS: Readonly<Record<TargetName, { os: string; cpu: string }>> = {
+  "linux-x64": { os: "linux", cpu: "x64" },
+  "linux-arm64": { os: "linux", cpu: "arm64" },
+  "darwin-x64": { os: "darwin", cpu: "x64" },
+  "darwin-arm64": { os: "darwin", cpu: "arm64" },
+  "win-x64": { os: "win32", cpu: "x64" },
+};
+
+/** The npm package holding one target's binary (the launcher derives the same name). */
+export function platformPackageName(target: TargetName): string {
+  return `${PROGRAM}-${target}`;
+}
+
+/** The binary's file name for a target, as it sits in `bin/` of its npm package. */
+export function binaryName(target: TargetName): string {
+  return `${PROGRAM}${target.startsWith("win-") ? ".exe" : ""}`;
+}
+
+/** package.json of one platform's package: npm installs only the one matching os and cpu. */
+export function platformPackageJson(version: string, target: TargetName): object {
+  const { os, cpu } = NPM_PLATFORMS[target];
+  return {
+    name: platformPackageName(target),
+    version,
+    description: `The ${target} binary of ${PROGRAM}; install ${PROGRAM} instead`,
+    license: "MIT",
+    homepage: HOMEPAGE,
+    os: [os],
+    cpu: [cpu],
+    // The Linux binaries link glibc: on musl (Alpine) npm skips the package and the
+    // launcher says so, instead of a binary that cannot start.
+    ...(os === "linux" ? { libc: ["glibc"] } : {}),
+    files: [`bin/${binaryName(target)}`, "LICENSE"],
+    // Not for Node to load: keeps tools from treating the binary as a module.
+    preferUnplugged: true,
+  };
+}
+
+/** package.json of the package users install: a launcher, and every platform as optional. */
+export function mainPackageJson(version: string, targets: readonly TargetName[]): object {
+  return {
+    name: PROGRAM,
+    version,
+    description: DESCRIPTION,
+    license: "MIT",
+    homepage: HOMEPAGE,
+    keywords: ["terraform", "opentofu", "credentials-helper", "keychain"],
+    bin: { [PROGRAM]: "bin/launcher.cjs" },
+    files: ["bin/launcher.cjs", "README.md", "LICENSE"],
+    engines: { node: ">=18" },
+    optionalDependencies: Object.fromEntries(
+      targets.map((target) => [platformPackageName(target), version]),
+    ),
+  };
+}
+
+const HOMEBREW_SECTIONS = [
+  { block: "on_macos", targets: { on_arm: "darwin-arm64", on_intel: "darwin-x64" } },
+  { block: "on_linux", targets: { on_arm: "linux-arm64", on_intel: "linux-x64" } },
+] as const;
+
+/**
+ * A Homebrew formula for a tap: one archive per OS and CPU. Brew keeps the binary in its
+ * Cellar; `install` copies it into the plugin directory, which the caveats say.
+ */
+export function homebrewFormula(
+  version: string,
+  archives: readonly ReleaseArchive[],
+  baseUrl = releaseUrl(version),
+): string {
+  const byTarget = new Map(archives.map((archive) => [archive.target, archive]));
+  const sections: string[] = [];
+  for (const { block, targets } of HOMEBREW_SECTIONS) {
+    const arches: string[] = [];
+    for (const [arch, target] of Object.entries(targets)) {
+      const archive = byTarget.get(target);
+      if (archive === undefined) continue;
+      arches.push(
+        `    ${arch} do`,
+        `      url ${rubyString(`${baseUrl}/${archive.file}`)}`,
+        `      sha256 ${rubyString(archive.sha256)}`,
+        "    end",
+      );
+    }
+    if (arches.length > 0) sections.push(`  ${block} do`, ...arches, "  end", "");
+  }
+  if (sections.length === 0) throw new Error("no macOS or Linux archive for the Homebrew formula");
+  return [
+    "class TerraformCredentialsKeychain < Formula",
+    `  desc ${rubyString("Terraform/OpenTofu credentials helper using the OS keychain")}`,
+    `  homepage ${rubyString(HOMEPAGE)}`,
+    `  version ${rubyString(version)}`,
+    '  license "MIT"',
+    "",
+    ...sections,
+    "  def install",
+    `    bin.install ${rubyString(PROGRAM)}`,
+    "  end",
+    "",
+    "  def caveats",
+    "    <<~EOS",
+    "      To have Terraform and OpenTofu use it, run once (and again after each upgrade):",
+    `        ${PROGRAM} install`,
+    "    EOS",
+    "  end",
+    "",
+    "  test do",
+    `    assert_match version.to_s, shell_output("#{bin}/${PROGRAM} --version")`,
+    "  end",
+    "end",
+    "",
+  ].join("\n");
+}
+
+/** A Scoop manifest for a bucket: the win-x64 zip. */
+export function scoopManifest(
+  version: string,
+  archives: readonly ReleaseArchive[],
+  baseUrl = releaseUrl(version),
+): object {
+  const windows = archives.find((archive) => archive.target === "win-x64");
+  if (windows === undefined) throw new Error("no win-x64 archive for the Scoop manifest");
+  return {
+    version,
+    description: DESCRIPTION,
+    homepage: HOMEPAGE,
+    license: "MIT",
+    architecture: {
+      "64bit": { url: `${baseUrl}/${windows.file}`, hash: windows.sha256 },
+    },
+    bin: binaryName("win-x64"),
+    notes: `To have Terraform and OpenTofu use it, run once (and again after each update): ${PROGRAM} install`,
+  };
+}
+
+/** A double-quoted Ruby string literal; `#` escaped so nothing is interpolated. */
+function rubyString(text: string): string {
+  return `"${text.replace(/[\\"#]/g, (char) => `\\${char}`)}"`;
+}

@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, test } from "node:test";
+import {
+  homebrewFormula,
+  mainPackageJson,
+  platformPackageJson,
+  scoopManifest,
+} from "../../../scripts/channels.ts";
+import type { ReleaseArchive } from "../../../scripts/channels.ts";
+import { TARGET_NAMES } from "../../../scripts/targets.ts";
+
+const BASE = "https://example.test/v1.2.3";
+const archives: ReleaseArchive[] = TARGET_NAMES.map((target, index) => ({
+  target,
+  file: `terraform-credentials-keychain_1.2.3_${target}.${target === "win-x64" ? "zip" : "tar.xz"}`,
+  sha256: String(index).repeat(64),
+}));
+
+function hasRuby(): boolean {
+  try {
+    execFileSync("ruby", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("Homebrew formula", () => {
+  const formula = homebrewFormula("1.2.3", archives, BASE);
+
+  test("each macOS and Linux archive sits under its OS and CPU block with its own hash", () => {
+    for (const [os, arch, target] of [
+      ["on_macos", "on_arm", "darwin-arm64"],
+      ["on_macos", "on_intel", "darwin-x64"],
+      ["on_linux", "on_arm", "linux-arm64"],
+      ["on_linux", "on_intel", "linux-x64"],
+    ] as const) {
+      const archive = archives.find((one) => one.target === target)!;
+      const block = new RegExp(
+        `  ${os} do\\n(?:    .*\\n)*?    ${arch} do\\n      url "${BASE}/${archive.file}"\\n      sha256 "${archive.sha256}"\\n    end`,
+      );
+      assert.match(formula, block, `${target}:\n${formula}`);
+    }
+    assert.ok(!formula.includes("_win-x64.zip"), formula);
+    assert.match(formula, /^ {2}version "1\.2\.3"$/m);
+  });
+
+  test("with only some archives, only their blocks are written", () => {
+    const linux = homebrewFormula(
+      "1.2.3",
+      archives.filter((one) => one.target === "linux-x64"),
+      BASE,
+    );
+    assert.ok(linux.includes("on_linux") && !linux.includes("on_macos"), linux);
+    assert.throws(() => homebrewFormula("1.2.3", [], BASE), /no macOS or Linux archive/);
+  });
+
+  test("ruby -c parses it", (t) => {
+    if (!hasRuby()) {
+      t.skip("ruby not installed (apt-get install ruby)");
+      return;
+    }
+    const dir = mkdtempSync(path.join(tmpdir(), "formula-"));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, "terraform-credentials-keychain.rb");
+    writeFileSync(file, formula);
+    assert.equal(execFileSync("ruby", ["-c", file], { encoding: "utf8" }).trim(), "Syntax OK");
+  });
+});
+
+describe("Scoop manifest", () => {
+  test("names the win-x64 zip and its hash, and the .exe", () => {
+    const manifest = JSON.parse(JSON.stringify(scoopManifest("1.2.3", archives, BASE))) as {
+      version: string;
+      architecture: { "64bit": { url: string; hash: string } };
+      bin: string;
+    };
+    const windows = archives.find((one) => one.target === "win-x64")!;
+    assert.equal(manifest.version, "1.2.3");
+    assert.deepEqual(manifest.architecture, {
+      "64bit": { url: `${BASE}/${windows.file}`, hash: windows.sha256 },
+    });
+    assert.equal(manifest.bin, "terraform-credentials-keychain.exe");
+  });
+
+  test("refuses a release without the win-x64 archive", () => {
+    assert.throws(() => scoopManifest("1.2.3", archives.slice(0, 2), BASE), /no win-x64 archive/);
+  });
+});
+
+describe("npm packages", () => {
+  test("the main package's bin is the launcher, with each platform as an exact optional dependency", () => {
+    const main = mainPackageJson("1.2.3", ["linux-x64", "win-x64"]) as Record<string, unknown>;
+    assert.deepEqual(main["bin"], { "terraform-credentials-keychain": "bin/launcher.cjs" });
+    assert.deepEqual(main["optionalDependencies"], {
+      "terraform-credentials-keychain-linux-x64": "1.2.3",
+      "terraform-credentials-keychain-win-x64": "1.2.3",
+    });
+  });
+
+  test("a platform package is limited to its OS and CPU, in npm's names", () => {
+    const windows = platformPackageJson("1.2.3", "win-x64") as Record<string, unknown>;
+    assert.deepEqual([windows["os"], windows["cpu"]], [["win32"], ["x64"]]);
+    assert.deepEqual(windows["files"], ["bin/terraform-credentials-keychain.exe", "LICENSE"]);
+    assert.equal(windows["libc"], undefined);
+    const linux = platformPackageJson("1.2.3", "linux-arm64") as Record<string, unknown>;
+    assert.deepEqual([linux["os"], linux["cpu"], linux["libc"]], [["linux"], ["arm64"], ["glibc"]]);
+    const mac = platformPackageJson("1.2.3", "darwin-arm64") as Record<string, unknown>;
+    assert.deepEqual(
+      [mac["name"], mac["os"], mac["cpu"]],
+      ["terraform-credentials-keychain-darwin-arm64", ["darwin"], ["arm64"]],
+    );
+  });
+});
