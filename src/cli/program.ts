@@ -24,6 +24,7 @@ export interface HumanHandlers {
 }
 
 const PROTOCOL_VERBS = "get, store or forget";
+const HUMAN_COMMANDS = "install, uninstall, import, list or doctor";
 
 /**
  * The command line. Terraform runs `<executable> [args...] VERB HOSTNAME`, with the block's
@@ -38,7 +39,7 @@ export function buildProgram(
     .description(
       "A Terraform and OpenTofu credentials helper that keeps API tokens in the operating system's keychain.",
     )
-    .usage("[options] <verb> <hostname>")
+    .usage("[options] get|store|forget <hostname>  |  [options] <command>")
     .version(version, "-v, --version", "print the version")
     .helpOption("-h, --help", "print this help")
     .option(
@@ -78,7 +79,10 @@ Terraform or OpenTofu runs this program as a credentials helper:
     .argument("[arguments...]")
     .action((verb: string | undefined) => {
       throw verb === undefined
-        ? new CliError(`missing verb: expected ${PROTOCOL_VERBS} and a hostname`, ExitCode.Usage)
+        ? new CliError(
+            `missing command: Terraform runs get, store or forget HOSTNAME; people run ${HUMAN_COMMANDS} (see --help)`,
+            ExitCode.Usage,
+          )
         : new CliError(
             `unknown verb ${quote(verb)}: expected ${PROTOCOL_VERBS} (verbs are case-sensitive)`,
             ExitCode.Usage,
@@ -101,6 +105,8 @@ Terraform or OpenTofu runs this program as a credentials helper:
       });
   }
 
+  program.commandsGroup("Commands for people:");
+  program.helpCommand("help [command]", "print this help, or a command's");
   program
     .command("install")
     .description(

@@ -66,8 +66,11 @@ function report(error: unknown, io: Io): ExitCode {
   }
   if (error instanceof CommanderError) {
     // Commander has already written its message (or the help/version text).
+    // `help` exits through "commander.help" with exit code 0; `--help` through "helpDisplayed".
     const shownOnRequest =
-      error.code === "commander.helpDisplayed" || error.code === "commander.version";
+      error.code === "commander.helpDisplayed" ||
+      error.code === "commander.version" ||
+      (error.code === "commander.help" && error.exitCode === 0);
     return shownOnRequest ? ExitCode.Ok : ExitCode.Usage;
   }
   const message = error instanceof Error ? error.message : String(error);
