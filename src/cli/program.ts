@@ -129,7 +129,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
     });
   program
     .command("import")
-    .description("move the tokens in credentials.tfrc.json into the keychain")
+    .description("move the tokens in credentials.tfrc.json into the store --backend selects")
     .option("--keep", "copy them and leave credentials.tfrc.json as it is")
     .action(async (flags: { keep?: boolean }, command: Command) => {
       await handlers.import(globalOptions(command), { keep: flags.keep === true });

@@ -10,6 +10,8 @@ import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, type Machine } from "./install.ts";
 import { readTextIfExists } from "../files.ts";
 import { outputOf } from "../processes.ts";
+import { commandLine, storeName } from "../cli/command-line.ts";
+import { renderCredentialsHelper } from "../terraform/cli-config.ts";
 
 export interface Check {
   readonly status: "ok" | "warn" | "fail";
@@ -33,9 +35,22 @@ export async function runDoctor(
   const checks: Check[] = [];
 
   checks.push(...(await storeChecks(io, options, openStore)));
-  checks.push(
-    await installationCheck(io, version, locations.helperInstallPath, locations.pluginDirs),
+  const installation = await installationCheck(
+    io,
+    version,
+    locations.helperInstallPath,
+    locations.pluginDirs,
+    helperArgs,
   );
+  checks.push(installation);
+  // Fixes name a file that runs as printed: the installed helper once it runs, else this one
+  // (the plugin directory is not on PATH, so a bare name would not be found).
+  const runnable = (...words: string[]) =>
+    commandLine([
+      installation.status === "fail" ? io.execPath : locations.helperInstallPath,
+      ...helperArgs,
+      ...words,
+    ]);
 
   // Read once: the config check and the shadow check both look into these files.
   const configFiles = new Map(
@@ -49,12 +64,19 @@ export async function runDoctor(
       file === locations.terraformConfigFile ? "Terraform" : undefined,
       file === locations.tofuConfigFile ? "OpenTofu" : undefined,
     ].filter(Boolean);
-    checks.push(configCheck(file, text, tools.join(" and "), helperArgs));
+    checks.push(configCheck(file, text, tools.join(" and "), helperArgs, runnable));
   }
 
   if (locations.configFileFromEnv)
     checks.push(configFromEnvCheck(io, locations.terraformConfigFile));
-  checks.push(shadowCheck(io.env, locations.credentialsFiles, configFiles));
+  checks.push(
+    shadowCheck(
+      io.env,
+      locations.credentialsFiles,
+      configFiles,
+      `"${runnable("import")}" moves credentials.tfrc.json into ${storeName(options.backend)}`,
+    ),
+  );
   return checks;
 }
 
@@ -118,6 +140,7 @@ async function installationCheck(
   version: string,
   target: string,
   pluginDirs: readonly string[],
+  helperArgs: readonly string[],
 ): Promise<Check> {
   const copies = pluginDirs.flatMap((dir) => helperFilesIn(dir));
   const installed = await versionOf(target, io.env);
@@ -131,7 +154,7 @@ async function installationCheck(
       status: "fail",
       title: `not installed: ${target} is missing or does not run`,
       details,
-      fix: `run "${io.execPath} install"`,
+      fix: `run "${commandLine([io.execPath, ...helperArgs, "install"])}"`,
     };
   }
   if (installed !== version) {
@@ -139,7 +162,7 @@ async function installationCheck(
       status: "warn",
       title: `installed ${target} is version ${installed}, this one is ${version}`,
       details,
-      fix: `run "${io.execPath} install" to replace it`,
+      fix: `run "${commandLine([io.execPath, ...helperArgs, "install"])}" to replace it`,
     };
   }
   return {
@@ -154,8 +177,12 @@ function configCheck(
   text: string | undefined,
   tools: string,
   helperArgs: readonly string[],
+  runnable: (...words: string[]) => string,
 ): Check {
-  const fix = `run "terraform-credentials-keychain install", or add: credentials_helper "${HELPER_BLOCK_NAME}" {}`;
+  const block = renderCredentialsHelper(HELPER_BLOCK_NAME, helperArgs)
+    .trimEnd()
+    .replace(/\n\s*/g, " ");
+  const fix = `run "${runnable("install")}", or add: ${block}`;
   if (text === undefined) {
     return {
       status: "fail",
@@ -181,7 +208,7 @@ function configCheck(
       status: "fail",
       title: `CLI config ${file} (${tools}) has no credentials_helper "${HELPER_BLOCK_NAME}" block`,
       details: other ? [`it names the helper "${other.name}" instead`] : [],
-      fix: other ? `run "terraform-credentials-keychain install --force"` : fix,
+      fix: other ? `run "${runnable("install", "--force")}"` : fix,
     };
   }
   const args = ours.args ?? [];
@@ -228,6 +255,7 @@ function shadowCheck(
   env: Readonly<Record<string, string | undefined>>,
   credentialsFiles: readonly string[],
   configFiles: ReadonlyMap<string, string | undefined>,
+  importHint: string,
 ): Check {
   const details: string[] = [];
   for (const name of Object.keys(env)) {
@@ -268,7 +296,7 @@ function shadowCheck(
         status: "warn",
         title: "these hosts do not use the helper",
         details,
-        fix: '"terraform-credentials-keychain import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks',
+        fix: `${importHint}; unset the variables; remove the credentials blocks`,
       };
 }
 

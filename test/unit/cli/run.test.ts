@@ -324,20 +324,12 @@ describe("usage errors", () => {
 
   test("no verb at all exits 2 with one line", async () => {
     const outcome = await createHarness().invoke([]);
-    assertFailure(
-      outcome,
-      ExitCode.Usage,
-      MISSING_COMMAND,
-    );
+    assertFailure(outcome, ExitCode.Usage, MISSING_COMMAND);
   });
 
   test("only options and no verb exits 2 with one line", async () => {
     const outcome = await createHarness().invoke(["--service", "work"]);
-    assertFailure(
-      outcome,
-      ExitCode.Usage,
-      MISSING_COMMAND,
-    );
+    assertFailure(outcome, ExitCode.Usage, MISSING_COMMAND);
   });
 
   for (const verb of ["get", "store", "forget"]) {

@@ -22,15 +22,16 @@ const EXEC_PATH = "/opt/tfck/terraform-credentials-keychain";
 const SECRET = "SECRET-zzzz.atlasv1.9999";
 const BLOCK = 'credentials_helper "keychain" {}\n';
 const DEFAULT_OPTIONS: GlobalOptions = { service: DEFAULT_SERVICE, backend: "keychain" };
-const SHADOW_FIX =
-  '"terraform-credentials-keychain import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks';
+/** The fixes name the installed helper by its full path: the plugin directory is not on PATH. */
+const shadowFix = (box: Sandbox) =>
+  `"${box.plugin} import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks`;
 const NO_SHADOW: Check = {
   status: "ok",
   title: "no host is shadowed by TF_TOKEN_* variables or plaintext credentials",
   details: [],
 };
-const CONFIG_FIX =
-  'run "terraform-credentials-keychain install", or add: credentials_helper "keychain" {}';
+const configFix = (box: Sandbox) =>
+  `run "${box.plugin} install", or add: credentials_helper "keychain" {}`;
 
 interface Sandbox extends TempHome {
   readonly machine: Machine;
@@ -245,11 +246,11 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       status: "fail",
       title: `CLI config ${box.terraformrc} (Terraform) does not exist`,
       details: [],
-      fix: CONFIG_FIX,
+      fix: configFix(box),
     });
     const tofu = checkAbout(checks, "(OpenTofu) does not exist");
     assert.equal(tofu.status, "fail");
-    assert.equal(tofu.fix, CONFIG_FIX);
+    assert.equal(tofu.fix, configFix(box));
   });
 
   test("another helper in the config: fail, and the fix is install --force", async (t) => {
@@ -260,7 +261,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       status: "fail",
       title: `CLI config ${box.terraformrc} (Terraform and OpenTofu) has no credentials_helper "keychain" block`,
       details: ['it names the helper "other" instead'],
-      fix: 'run "terraform-credentials-keychain install --force"',
+      fix: `run "${box.plugin} install --force"`,
     });
   });
 
@@ -271,7 +272,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       status: "fail",
       title: `CLI config ${box.terraformrc} (Terraform and OpenTofu) has no credentials_helper "keychain" block`,
       details: [],
-      fix: CONFIG_FIX,
+      fix: configFix(box),
     });
   });
 
@@ -331,7 +332,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
           status: "fail",
           title: `CLI config ${tofurc} (OpenTofu) has no credentials_helper "keychain" block`,
           details: [],
-          fix: CONFIG_FIX,
+          fix: configFix(box),
         },
       ],
     );
@@ -409,7 +410,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
         "xn--mnchen-3ya.de: the variable TF_TOKEN_xn____mnchen__3ya_de wins over the helper",
         "xn--caf-dma.fr: the variable TF_TOKEN_xn--caf-dma_fr wins over the helper",
       ],
-      fix: SHADOW_FIX,
+      fix: shadowFix(box),
     });
     assert.ok(!JSON.stringify(checks).includes(SECRET), "no token in any check");
   });
@@ -441,7 +442,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
         `app.terraform.io: ${box.credentialsFile} holds a plaintext token that wins over the helper`,
         `tfe.example.com: ${box.credentialsFile} holds a plaintext token that wins over the helper`,
       ],
-      fix: SHADOW_FIX,
+      fix: shadowFix(box),
     });
     assert.ok(!JSON.stringify(checks).includes(SECRET), "no token in any check");
   });
@@ -483,7 +484,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
         `app.terraform.io: a credentials block in ${box.terraformrc} wins over the helper`,
         `empty.example.com: a credentials block in ${box.terraformrc} wins over the helper`,
       ],
-      fix: SHADOW_FIX,
+      fix: shadowFix(box),
     });
     assert.ok(!JSON.stringify(checks).includes(SECRET));
   });
@@ -538,6 +539,46 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     );
     assert.equal(storeCheck(checks).status, "fail");
     assert.deepEqual(storeCheck(checks).details, ["dbus went away"]);
+  });
+
+  test("--backend pass --service work: every fix runs as printed, with the same options", async (t) => {
+    const box = sandbox(t);
+    box.installHelper();
+    box.write(box.terraformrc, 'credentials_helper "other" {}\n', 0o600);
+    box.write(
+      box.credentialsFile,
+      JSON.stringify({ credentials: { "a.example.com": { token: SECRET } } }),
+      0o600,
+    );
+    const checks = await doctor(box, createMemoryStore(), { service: "work", backend: "pass" }, [
+      "--backend",
+      "pass",
+      "--service",
+      "work",
+    ]);
+    assert.equal(
+      configCheck(checks, box.terraformrc).fix,
+      `run "${box.plugin} --backend pass --service work install --force"`,
+    );
+    assert.equal(
+      shadowCheck(checks).fix,
+      `"${box.plugin} --backend pass --service work import" moves credentials.tfrc.json into pass; unset the variables; remove the credentials blocks`,
+    );
+  });
+
+  test("before anything is set up, the suggested block and install carry the args", async (t) => {
+    const box = sandbox(t);
+    const checks = await doctor(
+      box,
+      createMemoryStore(),
+      { service: DEFAULT_SERVICE, backend: "pass" },
+      ["--backend", "pass"],
+    );
+    assert.equal(
+      configCheck(checks, box.terraformrc).fix,
+      `run "${EXEC_PATH} --backend pass install", or add: credentials_helper "keychain" { args = ["--backend", "pass"] }`,
+    );
+    assert.equal(installCheck(checks, box).fix, `run "${EXEC_PATH} --backend pass install"`);
   });
 
   test("--backend pass without pass installed: fail with the fix, and the store is not opened", async (t) => {
