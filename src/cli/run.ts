@@ -66,11 +66,13 @@ function report(error: unknown, io: Io): ExitCode {
   }
   if (error instanceof CommanderError) {
     // Commander has already written its message (or the help/version text).
-    // `help` exits through "commander.help" with exit code 0; `--help` through "helpDisplayed".
+    // `help` exits through "commander.help", `--help` through "helpDisplayed". The former's
+    // exitCode copies process.exitCode, which is not ours to read: every command here has
+    // an action, so commander never shows help as an error.
     const shownOnRequest =
       error.code === "commander.helpDisplayed" ||
       error.code === "commander.version" ||
-      (error.code === "commander.help" && error.exitCode === 0);
+      error.code === "commander.help";
     return shownOnRequest ? ExitCode.Ok : ExitCode.Usage;
   }
   const message = error instanceof Error ? error.message : String(error);
