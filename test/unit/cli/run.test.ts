@@ -178,7 +178,7 @@ describe("store", () => {
     assertFailure(
       outcome,
       ExitCode.Failure,
-      `the credentials object on stdin is larger than ${MAX_CREDENTIALS_BYTES} bytes: a credentials object is a few hundred\n`,
+      `the credentials object on stdin is larger than ${MAX_CREDENTIALS_BYTES} bytes, where a credentials object takes a few hundred: nothing was stored.\n`,
     );
     assert.equal(outcome.io.stdinDrained, true);
     assert.equal(h.storeFor(DEFAULT_SERVICE).entries.get(HOST), '{"token":"earlier"}');
