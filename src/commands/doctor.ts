@@ -105,7 +105,17 @@ async function storeChecks(
   );
   const chosen = probes[options.backend];
   const title = `store --backend ${options.backend} (service "${options.service}")`;
-  const storesHere: Check = { status: "ok", title: "stores on this machine", details: available };
+  // "ok" only when some store works; when none does, pass is the one that works anywhere,
+  // so its fix is the one given.
+  const noneWorks = Object.values(probes).every((probe) => probe.status === "fail");
+  const storesHere: Check = noneWorks
+    ? {
+        status: "fail",
+        title: "no store works on this machine",
+        details: available,
+        ...(pass.fix ? { fix: pass.fix } : {}),
+      }
+    : { status: "ok", title: "stores on this machine", details: available };
   if (!chosen.safeToOpen) {
     return [
       storesHere,

@@ -40,6 +40,8 @@ interface Sandbox extends TempHome {
   readonly credentialsFile: string;
   /** Writes the installed helper: a script printing `version`. */
   installHelper(version?: string, file?: string): void;
+  /** The same sandbox seen from another platform. */
+  withPlatform(platform: Machine["platform"]): Sandbox;
 }
 
 function sandbox(t: TestContext, env: Record<string, string> = {}): Sandbox {
@@ -60,6 +62,9 @@ function sandbox(t: TestContext, env: Record<string, string> = {}): Sandbox {
     credentialsFile: temp.inHome(".terraform.d", "credentials.tfrc.json"),
     installHelper(version = VERSION, file = plugin) {
       temp.write(file, `#!/bin/sh\necho ${version}\n`, 0o755);
+    },
+    withPlatform(platform) {
+      return { ...this, machine: { ...this.machine, platform } };
     },
   };
 }
@@ -579,6 +584,20 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       `run "${EXEC_PATH} --backend pass install", or add: credentials_helper "keychain" { args = ["--backend", "pass"] }`,
     );
     assert.equal(installCheck(checks, box).fix, `run "${EXEC_PATH} --backend pass install"`);
+  });
+
+  test("no store works (Linux, no session bus, no pass): the stores check fails, never 'ok'", async (t) => {
+    const box = healthy(t);
+    const checks = await doctor(box.withPlatform("linux"));
+    assert.deepEqual(checks[0], {
+      status: "fail",
+      title: "no store works on this machine",
+      details: [
+        "--backend keychain: not usable: no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)",
+        "--backend pass: not usable: pass is not installed (not on PATH)",
+      ],
+      fix: 'install pass and gnupg (e.g. "apt-get install pass"), then "pass init <gpg-id>"',
+    });
   });
 
   test("--backend pass without pass installed: fail with the fix, and the store is not opened", async (t) => {
