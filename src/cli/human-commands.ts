@@ -37,6 +37,7 @@ export function humanHandlers(
             : `config: ${config.file} (${tools}): credentials_helper block ${would}${config.change}`,
         );
       }
+      for (const note of plan.notes ?? []) say(`note: ${note}`);
       if (dryRun) {
         say("the block:");
         for (const line of plan.block.trimEnd().split("\n")) say(`  ${line}`);

@@ -69,6 +69,10 @@ export async function runDoctor(
 
   if (locations.configFileFromEnv)
     checks.push(configFromEnvCheck(io, locations.terraformConfigFile));
+  else {
+    const hidden = hiddenTofurcCheck(io, locations.tofuConfigFile);
+    if (hidden) checks.push(hidden);
+  }
   checks.push(
     shadowCheck(
       io.env,
@@ -257,6 +261,23 @@ function configFromEnvCheck(io: Machine, chosen: string): Check {
       ...unread.map((file) => `${file} is not read while it is set`),
       "credentials.tfrc.json is not read either, so its tokens do not shadow the helper",
     ],
+  };
+}
+
+/**
+ * OpenTofu reads $XDG_CONFIG_HOME/opentofu/tofurc only while neither ~/.tofurc nor
+ * ~/.terraformrc exists: a user's tofurc silently stops counting once one of them appears.
+ */
+function hiddenTofurcCheck(io: Machine, tofuConfigFile: string): Check | undefined {
+  const xdg = io.env.XDG_CONFIG_HOME;
+  if (io.platform === "win32" || xdg === undefined || xdg === "") return undefined;
+  const tofurc = path.posix.join(xdg, "opentofu", "tofurc");
+  if (tofurc === tofuConfigFile || readTextIfExists(tofurc) === undefined) return undefined;
+  return {
+    status: "warn",
+    title: `OpenTofu does not read ${tofurc}: ${tofuConfigFile} exists, and OpenTofu reads that instead`,
+    details: [],
+    fix: `merge ${tofurc} into ${tofuConfigFile}, or remove ${tofuConfigFile} and install again`,
   };
 }
 

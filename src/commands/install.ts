@@ -32,6 +32,8 @@ export interface InstallPlan {
   };
   readonly block: string;
   readonly configs: readonly ConfigChange[];
+  /** What install leaves undone and why, with what to do; absent when there is nothing. */
+  readonly notes?: readonly string[];
 }
 
 export function locationsOf(machine: Machine): TerraformLocations {
@@ -54,12 +56,17 @@ export function planInstall(
     );
   }
   const locations = locationsOf(machine);
+  const notes = openTofuTakeover(machine, locations)
+    ? [
+        `Terraform not set up: creating ${locations.terraformConfigFile} would make OpenTofu stop reading ${locations.tofuConfigFile}; for Terraform set TF_CLI_CONFIG_FILE=${locations.tofuConfigFile}`,
+      ]
+    : [];
   const target = locations.helperInstallPath;
   const source = machine.execPath;
   let change: InstallPlan["helper"]["change"] = "installed";
   if (existsSync(target)) change = sameContent(source, target) ? "unchanged" : "updated";
 
-  const configs = configFiles(locations).map(({ file, tools }): ConfigChange => {
+  const configs = configFiles(locations, notes.length > 0).map(({ file, tools }): ConfigChange => {
     const before = readTextIfExists(file) ?? "";
     const result = addCredentialsHelper(before, HELPER_BLOCK_NAME, helperArgs, { force });
     return result.change === "unchanged"
@@ -70,6 +77,7 @@ export function planInstall(
     helper: { source, target, change },
     block: renderCredentialsHelper(HELPER_BLOCK_NAME, helperArgs),
     configs,
+    ...(notes.length > 0 ? { notes } : {}),
   };
 }
 
@@ -111,16 +119,43 @@ export function applyUninstall(plan: UninstallPlan): void {
 function applyConfigChanges(configs: readonly ConfigChange[]): void {
   for (const config of configs) {
     if (config.text === undefined) continue;
+    // A file that held only our block (install created it) goes: an empty ~/.terraformrc
+    // would still keep OpenTofu from its own tofurc.
+    if (config.change === "removed" && config.text === "") {
+      rmSync(config.file, { force: true });
+      continue;
+    }
     mkdirSync(path.dirname(config.file), { recursive: true, mode: 0o700 });
     // A CLI config may hold tokens in credentials blocks: a new one is private.
     writeFileAtomically(config.file, config.text, modeIfExists(config.file) ?? 0o600);
   }
 }
 
-/** The CLI config files to edit, each once, with the tools that read it. */
+/**
+ * True when OpenTofu reads a file of its own (its XDG tofurc) that it would stop reading
+ * once Terraform's file exists: OpenTofu takes $XDG_CONFIG_HOME/opentofu/tofurc only while
+ * neither ~/.tofurc nor ~/.terraformrc exists (internal/command/cliconfig/config_unix.go).
+ */
+function openTofuTakeover(machine: Machine, locations: TerraformLocations): boolean {
+  const terraformFile = locations.terraformConfigFile;
+  if (locations.tofuConfigFile === terraformFile || existsSync(terraformFile)) return false;
+  if (!existsSync(locations.tofuConfigFile)) return false;
+  const after = terraformLocations({
+    ...machine,
+    exists: (file) => file === terraformFile || existsSync(file),
+  });
+  return after.tofuConfigFile !== locations.tofuConfigFile;
+}
+
+/**
+ * The CLI config files to edit, each once, with the tools that read it. With
+ * `openTofuOnly`, Terraform's file is left out (see openTofuTakeover).
+ */
 function configFiles(
   locations: TerraformLocations,
+  openTofuOnly = false,
 ): Array<{ file: string; tools: ConfigChange["tools"] }> {
+  if (openTofuOnly) return [{ file: locations.tofuConfigFile, tools: ["OpenTofu"] }];
   // OpenTofu reads ~/.terraformrc while it has no file of its own; once install has written
   // ~/.terraformrc, that is where OpenTofu's default would point.
   const tofuFile = locations.tofuConfigFile;

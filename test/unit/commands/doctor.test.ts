@@ -600,6 +600,20 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     });
   });
 
+  test("~/.terraformrc hiding OpenTofu's XDG tofurc: warn, naming both files", async (t) => {
+    const xdgRoot = (box: Sandbox) => path.join(box.root, "xdg-config");
+    const box0 = healthy(t);
+    const box = { ...box0, machine: { ...box0.machine, env: { XDG_CONFIG_HOME: xdgRoot(box0) } } };
+    const tofurc = path.join(xdgRoot(box), "opentofu", "tofurc");
+    box.write(tofurc, "# my tofu settings\n", 0o600);
+    assert.deepEqual(checkAbout(await doctor(box), tofurc), {
+      status: "warn",
+      title: `OpenTofu does not read ${tofurc}: ${box.terraformrc} exists, and OpenTofu reads that instead`,
+      details: [],
+      fix: `merge ${tofurc} into ${box.terraformrc}, or remove ${box.terraformrc} and install again`,
+    });
+  });
+
   test("--backend pass without pass installed: fail with the fix, and the store is not opened", async (t) => {
     const box = healthy(t);
     const store = createMemoryStore();

@@ -237,6 +237,30 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     );
   });
 
+  test("with only OpenTofu's XDG tofurc, install edits it and says why Terraform is left out", async (t) => {
+    const { box, ioOptions } = temp(t);
+    const xdg = box.inHome(".config");
+    const tofurc = path.join(xdg, "opentofu", "tofurc");
+    box.write(tofurc, "# tofu\n", 0o600);
+    const outcome = await invoke(["install"], createMemoryStore(), {
+      ...ioOptions,
+      env: { ...ioOptions.env, XDG_CONFIG_HOME: xdg },
+    });
+    assert.equal(outcome.code, 0, outcome.stderr);
+    const lines = outcome.stdout.split("\n");
+    assert.ok(
+      lines.includes(`config: ${tofurc} (OpenTofu): credentials_helper block added`),
+      outcome.stdout,
+    );
+    assert.ok(
+      lines.some(
+        (line) =>
+          line.startsWith("note: Terraform not set up: ") && line.includes("TF_CLI_CONFIG_FILE="),
+      ),
+      outcome.stdout,
+    );
+  });
+
   test("--backend pass uninstall says the tokens stay in pass", async (t) => {
     const { ioOptions } = temp(t);
     await invoke(["--backend", "pass", "install"], createMemoryStore(), ioOptions);
