@@ -35,36 +35,38 @@ export async function runDoctor(
   const checks: Check[] = [];
 
   checks.push(...(await storeChecks(io, options, openStore)));
-  const installation = await installationCheck(
-    io,
-    version,
-    locations.helperInstallPath,
-    locations.pluginDirs,
-    helperArgs,
-  );
-  checks.push(installation);
-  // Fixes name a file that runs as printed: the installed helper once it runs, else this one
-  // (the plugin directory is not on PATH, so a bare name would not be found).
-  const runnable = (...words: string[]) =>
-    commandLine([
-      installation.status === "fail" ? io.execPath : locations.helperInstallPath,
-      ...helperArgs,
-      ...words,
-    ]);
 
-  // Read once: the config check and the shadow check both look into these files.
+  // Read once: the config, install and shadow checks all look into these files.
   const configFiles = new Map(
     [locations.terraformConfigFile, locations.tofuConfigFile].map((file) => [
       file,
       readTextIfExists(file),
     ]),
   );
+  // A block already in place keeps its args: install with other args would be refused, and
+  // --force would drop them (a profile's --service).
+  const blockArgs = [...configFiles.values()]
+    .map((text) => (text === undefined ? undefined : ourBlockArgs(text)))
+    .find((args) => args !== undefined);
+  const installation = await installationCheck(
+    io,
+    version,
+    locations.helperInstallPath,
+    locations.pluginDirs,
+    blockArgs ?? helperArgs,
+  );
+  checks.push(installation);
+  // Fixes name a file that runs as printed: the installed helper once it runs, else this one
+  // (the plugin directory is not on PATH, so a bare name would not be found).
+  const executable = installation.status === "fail" ? io.execPath : locations.helperInstallPath;
+  const runnable = (...words: string[]) => commandLine([executable, ...helperArgs, ...words]);
+
   for (const [file, text] of configFiles) {
     const tools = [
       file === locations.terraformConfigFile ? "Terraform" : undefined,
       file === locations.tofuConfigFile ? "OpenTofu" : undefined,
     ].filter(Boolean);
-    checks.push(configCheck(file, text, tools.join(" and "), helperArgs, runnable));
+    checks.push(configCheck(file, text, tools.join(" and "), helperArgs, runnable, executable));
   }
 
   if (locations.configFileFromEnv)
@@ -192,6 +194,7 @@ function configCheck(
   tools: string,
   helperArgs: readonly string[],
   runnable: (...words: string[]) => string,
+  executable: string,
 ): Check {
   const block = renderCredentialsHelper(HELPER_BLOCK_NAME, helperArgs)
     .trimEnd()
@@ -233,7 +236,7 @@ function configCheck(
       details: [
         `this check ran with ${JSON.stringify(helperArgs)}: Terraform sees a different set of entries`,
       ],
-      fix: "run doctor with the same options as the block's args, or install again with the options you want",
+      fix: `run "${commandLine([executable, ...args, "doctor"])}" to check what Terraform sees, or install again with the options you want`,
     };
   }
   return {
@@ -342,6 +345,16 @@ function hostOfTokenVariable(name: string): string {
     return normalizeHostname(raw);
   } catch {
     return raw;
+  }
+}
+
+/** The args of our credentials_helper block in a CLI config's text, if it has one. */
+function ourBlockArgs(text: string): readonly string[] | undefined {
+  try {
+    const ours = findCredentialsHelpers(text).find((helper) => helper.name === HELPER_BLOCK_NAME);
+    return ours === undefined ? undefined : (ours.args ?? []);
+  } catch {
+    return undefined; // Reported by the config check.
   }
 }
 

@@ -305,7 +305,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       status: "warn",
       title: `CLI config ${box.terraformrc} (Terraform and OpenTofu) runs the helper with args ["--service","work"]`,
       details: ["this check ran with []: Terraform sees a different set of entries"],
-      fix: "run doctor with the same options as the block's args, or install again with the options you want",
+      fix: `run "${box.plugin} --service work doctor" to check what Terraform sees, or install again with the options you want`,
     });
   });
 
@@ -612,6 +612,23 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       details: [],
       fix: `merge ${tofurc} into ${box.terraformrc}, or remove ${box.terraformrc} and install again`,
     });
+  });
+
+  test("a profile whose helper was removed: the install fix keeps the block's args", async (t) => {
+    const box0 = sandbox(t);
+    const profile = box0.inHome(".terraformrc-personal");
+    box0.write(
+      profile,
+      'credentials_helper "keychain" {\n  args = ["--service", "personal"]\n}\n',
+      0o600,
+    );
+    const box = { ...box0, machine: { ...box0.machine, env: { TF_CLI_CONFIG_FILE: profile } } };
+    const checks = await doctor(box);
+    assert.equal(installCheck(checks, box).fix, `run "${EXEC_PATH} --service personal install"`);
+    assert.equal(
+      configCheck(checks, profile).fix,
+      `run "${EXEC_PATH} --service personal doctor" to check what Terraform sees, or install again with the options you want`,
+    );
   });
 
   test("--backend pass without pass installed: fail with the fix, and the store is not opened", async (t) => {
