@@ -55,14 +55,17 @@ export function humanHandlers(
       say(`      "${next("doctor")}" checks the set-up`);
     },
 
-    async uninstall(options, { dryRun }) {
+    async uninstall(options, { force, dryRun }) {
       const { planUninstall, applyUninstall } = await import("../commands/install.ts");
-      const plan = planUninstall(io);
+      const plan = planUninstall(io, force);
       const would = dryRun ? "would be " : "";
+      const { target, present, keptFor } = plan.helper;
       say(
-        plan.helper.present
-          ? `helper: ${plan.helper.target} ${would}removed`
-          : `helper: ${plan.helper.target} not installed`,
+        !present
+          ? `helper: ${target} not installed`
+          : keptFor
+            ? `helper: ${target} ${dryRun ? "would be " : ""}kept: ${keptFor.join(", ")} still names it ("uninstall --force" removes it anyway)`
+            : `helper: ${target} ${would}removed`,
       );
       for (const config of plan.configs) {
         say(

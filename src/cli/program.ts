@@ -17,7 +17,7 @@ export interface VerbHandlers {
 /** The commands for people, beside the protocol verbs; they never change what the verbs do. */
 export interface HumanHandlers {
   install(options: GlobalOptions, flags: { force: boolean; dryRun: boolean }): Promise<void>;
-  uninstall(options: GlobalOptions, flags: { dryRun: boolean }): Promise<void>;
+  uninstall(options: GlobalOptions, flags: { force: boolean; dryRun: boolean }): Promise<void>;
   import(options: GlobalOptions, flags: { keep: boolean }): Promise<void>;
   list(options: GlobalOptions, flags: { json: boolean }): Promise<void>;
   doctor(options: GlobalOptions): Promise<void>;
@@ -122,10 +122,16 @@ Terraform or OpenTofu runs this program as a credentials helper:
     });
   program
     .command("uninstall")
-    .description("remove the installed executable and the credentials_helper block")
+    .description(
+      "remove the credentials_helper block, and the installed executable once no other CLI config names it",
+    )
+    .option("--force", "remove the executable even when another CLI config still names it")
     .option("--dry-run", "print what would be done and change nothing")
-    .action(async (flags: { dryRun?: boolean }, command: Command) => {
-      await handlers.uninstall(globalOptions(command), { dryRun: flags.dryRun === true });
+    .action(async (flags: { force?: boolean; dryRun?: boolean }, command: Command) => {
+      await handlers.uninstall(globalOptions(command), {
+        force: flags.force === true,
+        dryRun: flags.dryRun === true,
+      });
     });
   program
     .command("import")

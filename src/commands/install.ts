@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { CliError } from "../errors.ts";
 import {
   addCredentialsHelper,
+  findCredentialsHelpers,
   removeCredentialsHelper,
   renderCredentialsHelper,
 } from "../terraform/cli-config.ts";
@@ -92,12 +93,17 @@ export function applyInstall(plan: InstallPlan): void {
 }
 
 export interface UninstallPlan {
-  readonly helper: { readonly target: string; readonly present: boolean };
+  readonly helper: {
+    readonly target: string;
+    readonly present: boolean;
+    /** Other CLI configs that still run the helper: the executable stays for them. */
+    readonly keptFor?: readonly string[];
+  };
   readonly configs: readonly ConfigChange[];
 }
 
 /** What `uninstall` would do: remove the plugin file and our block, keeping the rest of each file. */
-export function planUninstall(machine: Machine): UninstallPlan {
+export function planUninstall(machine: Machine, force = false): UninstallPlan {
   const locations = locationsOf(machine);
   const configs = configFiles(locations).map(({ file, tools }): ConfigChange => {
     const before = readTextIfExists(file);
@@ -108,12 +114,64 @@ export function planUninstall(machine: Machine): UninstallPlan {
       : { file, tools, change: "unchanged" };
   });
   const target = locations.helperInstallPath;
-  return { helper: { target, present: existsSync(target) }, configs };
+  const present = existsSync(target);
+  const edited = new Set(configs.map((config) => config.file));
+  const keptFor =
+    present && !force
+      ? otherConfigFiles(machine).filter((file) => !edited.has(file) && namesOurHelper(file))
+      : [];
+  return {
+    helper: { target, present, ...(keptFor.length > 0 ? { keptFor } : {}) },
+    configs,
+  };
 }
 
 export function applyUninstall(plan: UninstallPlan): void {
-  if (plan.helper.present) rmSync(plan.helper.target, { force: true });
+  if (plan.helper.present && plan.helper.keptFor === undefined)
+    rmSync(plan.helper.target, { force: true });
   applyConfigChanges(plan.configs);
+}
+
+/**
+ * The CLI configs this machine's tools may read besides the chosen one: the default files,
+ * and the profiles the README suggests (~/.terraformrc-work, ~/.tofurc-personal, ...).
+ */
+function otherConfigFiles(machine: Machine): string[] {
+  const { TF_CLI_CONFIG_FILE: _file, TERRAFORM_CONFIG: _legacy, ...env } = machine.env;
+  const defaults = locationsOf({ ...machine, env });
+  const xdg = env.XDG_CONFIG_HOME;
+  let profiles: string[] = [];
+  try {
+    profiles = readdirSync(machine.homedir)
+      .filter((name) => /^\.(terraformrc|tofurc)/.test(name))
+      .map((name) => path.join(machine.homedir, name));
+  } catch {
+    // No readable HOME: only the default files are looked at.
+  }
+  return [
+    ...new Set([
+      defaults.terraformConfigFile,
+      defaults.tofuConfigFile,
+      ...(xdg ? [path.join(xdg, "opentofu", "tofurc")] : []),
+      ...profiles.sort(),
+    ]),
+  ];
+}
+
+/** Whether a CLI config has our credentials_helper block; unreadable text counts as yes. */
+function namesOurHelper(file: string): boolean {
+  let text: string | undefined;
+  try {
+    text = readTextIfExists(file);
+  } catch {
+    return false; // A directory or an unreadable file is no CLI config.
+  }
+  if (text === undefined) return false;
+  try {
+    return findCredentialsHelpers(text).some((helper) => helper.name === HELPER_BLOCK_NAME);
+  } catch {
+    return /credentials_helper\s+"?keychain"?/.test(text);
+  }
 }
 
 function applyConfigChanges(configs: readonly ConfigChange[]): void {

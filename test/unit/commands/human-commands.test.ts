@@ -261,6 +261,25 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     );
   });
 
+  test("uninstall of one profile says the executable is kept, and for which config", async (t) => {
+    const { box, ioOptions, target } = temp(t);
+    const work = box.inHome(".terraformrc-work");
+    const personal = box.inHome(".terraformrc-personal");
+    const as = (file: string) => ({
+      ...ioOptions,
+      env: { ...ioOptions.env, TF_CLI_CONFIG_FILE: file },
+    });
+    await invoke(["--service", "work", "install"], createMemoryStore(), as(work));
+    await invoke(["--service", "personal", "install"], createMemoryStore(), as(personal));
+    const outcome = await invoke(["--service", "work", "uninstall"], createMemoryStore(), as(work));
+    assert.equal(outcome.code, 0, outcome.stderr);
+    assert.equal(
+      outcome.stdout.split("\n")[0],
+      `helper: ${target} kept: ${personal} still names it ("uninstall --force" removes it anyway)`,
+    );
+    assert.ok(existsSync(target));
+  });
+
   test("--backend pass uninstall says the tokens stay in pass", async (t) => {
     const { ioOptions } = temp(t);
     await invoke(["--backend", "pass", "install"], createMemoryStore(), ioOptions);

@@ -420,6 +420,38 @@ describe("uninstall", { skip: process.platform === "win32" && "POSIX paths and m
     assert.equal(locationsOf(machine).tofuConfigFile, path.join(xdg, "opentofu", "tofurc"));
   });
 
+  test("two profiles: uninstalling one keeps the executable the other still names", (t) => {
+    const box = sandbox(t);
+    const work = box.inHome(".terraformrc-work");
+    const personal = box.inHome(".terraformrc-personal");
+    const as = (file: string) => ({ ...box.machine, env: { TF_CLI_CONFIG_FILE: file } });
+    applyInstall(planInstall(as(work), ["--service", "work"], false));
+    applyInstall(planInstall(as(personal), ["--service", "personal"], false));
+
+    const plan = planUninstall(as(work));
+    assert.deepEqual(plan.helper, { target: box.plugin, present: true, keptFor: [personal] });
+    applyUninstall(plan);
+    assert.equal(existsSync(box.plugin), true, "the other profile still works");
+    assert.equal(box.text(work), undefined);
+
+    const last = planUninstall(as(personal));
+    assert.deepEqual(last.helper, { target: box.plugin, present: true });
+    applyUninstall(last);
+    assert.equal(existsSync(box.plugin), false);
+  });
+
+  test("with force the executable goes even when another config names it", (t) => {
+    const box = sandbox(t);
+    const personal = box.inHome(".terraformrc-personal");
+    box.write(personal, WORK_BLOCK, 0o600);
+    install(box);
+    const plan = planUninstall(box.machine, true);
+    assert.deepEqual(plan.helper, { target: box.plugin, present: true });
+    applyUninstall(plan);
+    assert.equal(existsSync(box.plugin), false);
+    assert.equal(box.text(personal), WORK_BLOCK, "only the chosen config is edited");
+  });
+
   test("uninstall works from a build that is not a single executable", (t) => {
     const box = sandbox(t);
     install(box);
