@@ -51,17 +51,19 @@ export default tseslint.config(
     },
   },
   {
-    // Only main.ts touches `process`; native/ loads the addon with process.dlopen.
+    // Only main.ts touches `process`; native/ loads the addon with process.dlopen and is the
+    // only place that knows the program runs on Bun.
     files: ["src/**/*.ts"],
     ignores: ["src/main.ts", "src/native/**"],
     rules: {
       "no-restricted-globals": [
         "error",
         { name: "process", message: "use Io; only src/main.ts touches process" },
+        { name: "Bun", message: "only src/native/ knows the runtime is Bun" },
       ],
       "no-restricted-imports": [
         "error",
-        { paths: restrictedImports("node:process", "node:sea", "@napi-rs/keyring") },
+        { paths: restrictedImports("node:process", "bun", "@napi-rs/keyring") },
       ],
     },
   },
@@ -79,7 +81,7 @@ export default tseslint.config(
         {
           paths: restrictedImports(
             "node:process",
-            "node:sea",
+            "bun",
             "@napi-rs/keyring",
             "node:fs",
             "node:fs/promises",
@@ -94,15 +96,6 @@ export default tseslint.config(
       "@typescript-eslint/no-non-null-assertion": "off",
     },
   },
-  { files: ["**/*.js", "**/*.cjs"], ...tseslint.configs.disableTypeChecked },
-  {
-    // Plain CommonJS run directly by a Node binary (scripts/code-cache.cjs).
-    files: ["**/*.cjs"],
-    languageOptions: {
-      sourceType: "commonjs",
-      globals: { require: "readonly", process: "readonly", console: "readonly" },
-    },
-    rules: { "@typescript-eslint/no-require-imports": "off" },
-  },
+  { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
   prettier,
 );

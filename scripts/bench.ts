@@ -1,116 +1,139 @@
 /**
- * `npm run bench`: whole-process latency of the built helper against secret-tool, on the
- * same private gnome-keyring, paired and alternated in one run (A B A B ...), plus the peak
- * RSS of a `get` and the sizes of the binary and its release archive.
- *   npm run bench [-- --pairs 30]
+ * `npm run bench`: whole-process latency of the built helper against two anchors on the
+ * same private gnome-keyring: `secret-tool` (lookup/store/clear, libsecret's own CLI) and
+ * `docker-credential-secretservice` (get/store/erase, the Go helper Docker ships). Each
+ * round runs the three in a rotating order, and the figures are medians of the per-round
+ * ratios. Also the peak RSS of a `get`, a bare Bun start as the floor, and sizes.
+ *   npm run bench [-- --rounds 30]
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { requireBuiltHelper } from "../test/support/helper-process.ts";
 import { startKeyringSession } from "../test/support/keyring-session.ts";
-import { packageDir } from "./packages.ts";
+import { packageDir, packageVersion, ROOT } from "./packages.ts";
 import { hostTarget, TARGETS } from "./targets.ts";
 
-const { values } = parseArgs({ options: { pairs: { type: "string", default: "30" } } });
-const pairs = Number(values.pairs);
+const { values } = parseArgs({ options: { rounds: { type: "string", default: "30" } } });
+const rounds = Number(values.rounds);
 const helper = requireBuiltHelper();
 const SERVICE = "bench";
 const HOST = "app.terraform.io";
-const OBJECT = JSON.stringify({ token: `bench-${"x".repeat(90)}` });
+const SECRET = `bench-${"x".repeat(90)}`;
+const OBJECT = JSON.stringify({ token: SECRET });
+const DOCKER = "docker-credential-secretservice";
+const DOCKER_URL = `https://${HOST}`;
+/** The issue's targets: the largest median ratio to each anchor, per verb. */
+const TARGETS_OF: Readonly<Record<string, Readonly<Record<string, number>> | undefined>> = {
+  get: { "secret-tool": 1.35, [DOCKER]: 1.1 },
+  store: { "secret-tool": 1.5 },
+  forget: { "secret-tool": 3 },
+};
+const RSS_TARGET_MIB = 40;
 
 const session = await startKeyringSession();
 const env = session.env;
+// Nothing in the repository's directory (its package.json, tsconfig.json) for any of them.
+const cwd = mkdtempSync(path.join(os.tmpdir(), "tfck-bench-"));
 
 function timed(command: string, args: string[], input?: string): number {
   const started = process.hrtime.bigint();
   const result = spawnSync(command, args, {
     env,
+    cwd,
     input,
     stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
   });
   const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0)
+  if (result.status !== 0) {
     throw new Error(`${command} ${args.join(" ")} failed: ${result.stderr.toString()}`);
+  }
   return elapsed;
 }
 
-const ours = {
-  get: () => timed(helper, ["--service", SERVICE, "get", HOST]),
-  store: () => timed(helper, ["--service", SERVICE, "store", HOST], OBJECT),
-  forget: () => timed(helper, ["--service", SERVICE, "forget", HOST]),
-};
-// secret-tool on its own entry in the same collection, with the same size of secret.
+type Verb = "get" | "store" | "forget";
+type Tool = () => number;
 const attributes = ["service", "secret-tool-bench", "username", HOST];
-const theirs = {
-  get: () => timed("secret-tool", ["lookup", ...attributes]),
-  store: () => timed("secret-tool", ["store", "--label=bench", ...attributes], OBJECT),
-  forget: () => timed("secret-tool", ["clear", ...attributes]),
+const dockerEntry = JSON.stringify({ ServerURL: DOCKER_URL, Username: "bench", Secret: SECRET });
+const tools: Record<string, Record<Verb, Tool>> = {
+  helper: {
+    get: () => timed(helper, ["--service", SERVICE, "get", HOST]),
+    store: () => timed(helper, ["--service", SERVICE, "store", HOST], OBJECT),
+    forget: () => timed(helper, ["--service", SERVICE, "forget", HOST]),
+  },
+  // On its own entry in the same collection, with the same size of secret.
+  "secret-tool": {
+    get: () => timed("secret-tool", ["lookup", ...attributes]),
+    store: () => timed("secret-tool", ["store", "--label=bench", ...attributes], OBJECT),
+    forget: () => timed("secret-tool", ["clear", ...attributes]),
+  },
+  [DOCKER]: {
+    get: () => timed(DOCKER, ["get"], DOCKER_URL),
+    store: () => timed(DOCKER, ["store"], dockerEntry),
+    forget: () => timed(DOCKER, ["erase"], DOCKER_URL),
+  },
 };
+const names = Object.keys(tools);
 
-// The floor: the binary's own Node release starting and doing nothing, which every call pays
+// The floor: the binary's own Bun runtime starting and doing nothing, which every call pays
 // before any of the helper's code runs (cached by npm run build).
 const host = TARGETS[hostTarget()];
-const bareNode = path.join(packageDir(host.nodePackage, host.nodeVersion), host.nodeBinary);
+const bareBun = path.join(
+  packageDir(host.bunPackage, packageVersion(path.join(ROOT, "node_modules/bun"))),
+  host.bunBinary,
+);
 
-interface Row {
-  readonly verb: string;
-  readonly a: number[];
-  readonly b: number[];
-}
-const rows: Row[] = [];
+const times: Record<string, Record<string, number[]>> = {};
 try {
-  // Warm-up: unpack the addon into the cache, as any first run does once.
-  ours.store();
-  theirs.store();
+  // Warm-up: the addon written into the cache, as any first run does once.
+  for (const name of names) tools[name]!.store();
   for (const verb of ["get", "store", "forget"] as const) {
-    const row: Row = { verb, a: [], b: [] };
-    for (let i = 0; i < pairs; i++) {
-      if (verb === "forget") {
-        // Something to delete each time, written outside the timing.
-        ours.store();
-        theirs.store();
-      }
-      const aFirst = i % 2 === 0;
-      if (aFirst) {
-        row.a.push(ours[verb]());
-        row.b.push(theirs[verb]());
-      } else {
-        row.b.push(theirs[verb]());
-        row.a.push(ours[verb]());
-      }
+    times[verb] = Object.fromEntries(names.map((name) => [name, []]));
+    for (let round = 0; round < rounds; round++) {
+      // Something to delete each time, written outside the timing.
+      if (verb === "forget") for (const name of names) tools[name]!.store();
+      const order = names.map((_, i) => names[(i + round) % names.length]!);
+      for (const name of order) times[verb][name]!.push(tools[name]![verb]());
     }
-    rows.push(row);
   }
-  if (existsSync(bareNode)) {
-    theirs.store();
-    const row: Row = { verb: "node -e 0", a: [], b: [] };
-    for (let i = 0; i < pairs; i++) {
+  if (existsSync(bareBun)) {
+    tools["secret-tool"]!.store();
+    times["bun -e 0"] = { helper: [], "secret-tool": [] };
+    for (let round = 0; round < rounds; round++) {
       const measures = [
-        () => row.a.push(timed(bareNode, ["-e", "0"])),
-        () => row.b.push(theirs.get()),
+        () => times["bun -e 0"]!.helper!.push(timed(bareBun, ["-e", "0"])),
+        () => times["bun -e 0"]!["secret-tool"]!.push(tools["secret-tool"]!.get()),
       ];
-      for (const measure of i % 2 === 0 ? measures : measures.reverse()) measure();
+      for (const measure of round % 2 === 0 ? measures : measures.reverse()) measure();
     }
-    rows.push(row);
   }
-  ours.store();
-  const rss = peakRss([helper, "--service", SERVICE, "get", HOST]);
-  const rssTheirs = peakRss(["secret-tool", "lookup", ...attributes]);
-  report(rows, rss, rssTheirs);
+  tools.helper!.store();
+  tools[DOCKER]!.store();
+  const rss = {
+    helper: peakRss([helper, "--service", SERVICE, "get", HOST]),
+    "secret-tool": peakRss(["secret-tool", "lookup", ...attributes]),
+    [DOCKER]: peakRss([DOCKER, "get"], DOCKER_URL),
+  };
+  report(rss);
 } finally {
   await session.close();
+  rmSync(cwd, { recursive: true, force: true });
 }
 
-function peakRss(command: string[]): number | undefined {
-  if (!existsSync("/usr/bin/time")) return undefined;
-  const result = spawnSync("/usr/bin/time", ["-f", "%M", ...command], { env, encoding: "utf8" });
+function peakRss(command: string[], input?: string): number | undefined {
+  const result = spawnSync("/usr/bin/time", ["-f", "%M", ...command], {
+    env,
+    cwd,
+    input,
+    encoding: "utf8",
+  });
   const kib = Number(result.stderr.trim().split("\n").at(-1));
-  return Number.isFinite(kib) ? kib / 1024 : undefined;
+  return Number.isFinite(kib) && result.status === 0 ? kib / 1024 : undefined;
 }
 
-function quantile(values: number[], q: number): number {
+function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((x, y) => x - y);
   const position = (sorted.length - 1) * q;
   const low = Math.floor(position);
@@ -118,41 +141,45 @@ function quantile(values: number[], q: number): number {
   return sorted[low]! + (sorted[high]! - sorted[low]!) * (position - low);
 }
 
-function report(rows: Row[], rss: number | undefined, rssTheirs: number | undefined): void {
-  const ms = (n: number) => n.toFixed(1).padStart(6);
+function report(rss: Record<string, number | undefined>): void {
+  const ms = (values: readonly number[]) =>
+    `${quantile(values, 0.5).toFixed(1)} (${quantile(values, 0.1).toFixed(1)}-${quantile(values, 0.9).toFixed(1)})`;
   console.log(
-    `node ${process.version} harness; ${pairs} alternating pairs per verb; times in ms (median, p10-p90)`,
+    `Bun ${packageVersion(path.join(ROOT, "node_modules/bun"))} ${host.bunPackage}; node ${process.version} harness; ${rounds} rounds per verb, order rotated; ms as median (p10-p90)`,
   );
   console.log("");
-  console.log(
-    "| verb   | helper median | helper p10-p90 | secret-tool median | secret-tool p10-p90 | ratio median (p10-p90) | target |",
-  );
-  console.log(
-    "| ------ | ------------- | -------------- | ------------------ | ------------------- | ---------------------- | ------ |",
-  );
-  for (const { verb, a, b } of rows) {
-    const ratios = a.map((value, i) => value / b[i]!);
-    const median = quantile(ratios, 0.5);
-    const target = verb === "node -e 0" ? "floor, no target" : median <= 2.5 ? "met" : "MISSED";
-    console.log(
-      `| ${verb.padEnd(6)} | ${ms(quantile(a, 0.5))}        | ${ms(quantile(a, 0.1))}-${ms(quantile(a, 0.9)).trim()}  | ${ms(quantile(b, 0.5))}             | ${ms(quantile(b, 0.1))}-${ms(quantile(b, 0.9)).trim()}       | ${median.toFixed(2)}x (${quantile(ratios, 0.1).toFixed(2)}-${quantile(ratios, 0.9).toFixed(2)}) | ${target} (<= 2.5x) |`,
-    );
+  console.log("| verb | helper ms | anchor | anchor ms | ratio median (p10-p90) | target |");
+  console.log("| ---- | --------- | ------ | --------- | ---------------------- | ------ |");
+  for (const [verb, byTool] of Object.entries(times)) {
+    const ours = byTool.helper!;
+    for (const anchor of names.slice(1)) {
+      const theirs = byTool[anchor];
+      if (theirs === undefined) continue;
+      const ratios = ours.map((value, i) => value / theirs[i]!);
+      const median = quantile(ratios, 0.5);
+      const limit = TARGETS_OF[verb]?.[anchor];
+      const target =
+        limit === undefined ? "-" : `${median <= limit ? "met" : "MISSED"} (<= ${limit}x)`;
+      console.log(
+        `| ${verb} | ${ms(ours)} | ${anchor} | ${ms(theirs)} | ${median.toFixed(2)}x (${quantile(ratios, 0.1).toFixed(2)}-${quantile(ratios, 0.9).toFixed(2)}) | ${target} |`,
+      );
+    }
   }
-  const binary = statSync(helper).size;
-  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  const mib = (n: number | undefined) => (n === undefined ? "n/a" : `${n.toFixed(1)} MiB`);
   console.log("");
   console.log(
-    `peak RSS of get: ${rss === undefined ? "n/a (apt-get install time)" : `${rss.toFixed(1)} MiB`} (secret-tool lookup: ${rssTheirs === undefined ? "n/a" : `${rssTheirs.toFixed(1)} MiB`}); target <= 60 MiB`,
+    `peak RSS of get: ${mib(rss.helper)} (${rss.helper !== undefined && rss.helper <= RSS_TARGET_MIB ? "met" : "MISSED"}, <= ${RSS_TARGET_MIB} MiB); secret-tool lookup ${mib(rss["secret-tool"])}, ${DOCKER} get ${mib(rss[DOCKER])}`,
   );
-  console.log(`binary: ${mib(binary)} = ${(binary / 1e6).toFixed(1)} MB (target <= 100 MB)`);
-  const archives = existsSync("release")
-    ? readdirSync("release").filter((name) => /\.(tar\.xz|zip)$/.test(name))
+  const binary = statSync(helper).size;
+  console.log(`binary: ${(binary / 1e6).toFixed(1)} MB`);
+  const release = path.join(ROOT, "release");
+  const archives = existsSync(release)
+    ? readdirSync(release).filter((name) => /\.(tar\.xz|zip)$/.test(name))
     : [];
   if (archives.length === 0) console.log("release archives: none yet (npm run release)");
   for (const name of archives.sort()) {
-    const size = statSync(path.join("release", name)).size;
     console.log(
-      `release archive ${name}: ${mib(size)} = ${(size / 1e6).toFixed(1)} MB (target <= 35 MB)`,
+      `release archive ${name}: ${(statSync(path.join(release, name)).size / 1e6).toFixed(1)} MB`,
     );
   }
 }

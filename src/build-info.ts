@@ -1,4 +1,4 @@
-// Replaced by the build (esbuild `define`); from source they are absent.
+// Replaced by the build (`bun build --define`); from source they are absent.
 declare const __TFCK_VERSION__: string | undefined;
 declare const __TFCK_KEYRING_SHA256__: string | undefined;
 

@@ -27,3 +27,35 @@ export const DEBUG_VARIABLE = "TF_CREDENTIALS_KEYCHAIN_DEBUG";
 export function debugging(env: Readonly<Record<string, string | undefined>>): boolean {
   return ["1", "true", "yes"].includes((env[DEBUG_VARIABLE] ?? "").toLowerCase());
 }
+
+// What a person can act on, for the system errors a config file, a cache directory or a
+// standard stream can give: not "this is a bug".
+const SYSTEM_ERRORS: Readonly<Record<string, string>> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EISDIR: "it is a directory",
+  ENOTDIR: "a part of the path is not a directory",
+  EEXIST: "something is already there",
+  EROFS: "the file system is read-only",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "the disk quota is used up",
+  ELOOP: "too many levels of symlinks",
+  EBADF: "it is not open for that (a write-only standard input?)",
+  EBUSY: "it is busy",
+  ETXTBSY: "it is busy",
+};
+
+/**
+ * One line for a failed system call on a file or stream (`could not open /x: permission
+ * denied (EACCES)`), or `undefined` when `error` is no such failure.
+ */
+export function systemErrorMessage(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { code, syscall, path } = error as NodeJS.ErrnoException;
+  if (code === undefined || syscall === undefined) return undefined;
+  const meaning = SYSTEM_ERRORS[code];
+  if (meaning === undefined) return undefined;
+  // Reading a descriptor (stdin) names no path; nor does readFileSync, so files.ts adds it.
+  const what = path !== undefined ? ` ${path}` : code === "EBADF" ? " standard input" : "";
+  return `could not ${syscall}${what}: ${meaning} (${code})`;
+}

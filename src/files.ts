@@ -16,7 +16,10 @@ export function readTextIfExists(file: string): string | undefined {
   try {
     return readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const failure = error as NodeJS.ErrnoException;
+    if (failure.code === "ENOENT") return undefined;
+    // A read that fails after the open (EISDIR) names no file: say which one.
+    failure.path ??= file;
     throw error;
   }
 }

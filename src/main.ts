@@ -5,7 +5,28 @@ import { VERSION } from "./build-info.ts";
 import type { TextSink } from "./cli/io.ts";
 import { run } from "./cli/run.ts";
 import { openStore } from "./stores/open-store.ts";
-import { isSea } from "./native/load-keyring.ts";
+import { isSingleExecutable } from "./native/load-keyring.ts";
+import { hasAbandonedCalls } from "./stores/keychain-calls.ts";
+import { runCleanups } from "./exit-cleanups.ts";
+
+// Ctrl-C, SIGTERM and a closed terminal first undo what must not outlive the process (the
+// pass store's lock), then end it by the same signal, as if there were no handler.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.once(signal, () => {
+    runCleanups();
+    process.kill(process.pid, signal);
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
 
 /**
  * The standard streams are used through their file descriptors, synchronously: creating
@@ -29,6 +50,15 @@ function isWindowsConsole(fd: number): boolean {
   }
 }
 
+/**
+ * The reader of stdout (or stderr) has gone (`get HOST | head -c0`, `doctor | head -1`):
+ * stop quietly with the shell's code for a broken pipe, as a program killed by SIGPIPE
+ * would (Node ignores SIGPIPE, and its stream would print a stack trace).
+ */
+function exitOnBrokenPipe(error: unknown): void {
+  if ((error as NodeJS.ErrnoException | undefined)?.code === "EPIPE") process.exit(141);
+}
+
 function output(fd: number, stream: () => NodeJS.WriteStream): TextSink {
   let fallback: NodeJS.WriteStream | undefined;
   return {
@@ -39,11 +69,19 @@ function output(fd: number, stream: () => NodeJS.WriteStream): TextSink {
         try {
           while (written < bytes.byteLength) written += writeSync(fd, bytes, written);
           return;
-        } catch {
-          // The rest goes through the stream below.
+        } catch (error) {
+          exitOnBrokenPipe(error);
+          // Anything else: the rest goes through the stream below.
         }
       }
-      fallback ??= useStream(stream);
+      fallback ??= useStream(() => {
+        const created = stream();
+        created.on("error", (error) => {
+          exitOnBrokenPipe(error);
+          throw error;
+        });
+        return created;
+      });
       fallback.write(bytes.subarray(written));
     },
   };
@@ -79,12 +117,16 @@ void run(
     arch: process.arch,
     homedir: os.homedir(),
     execPath: process.execPath,
-    isSea: isSea(),
+    isSea: isSingleExecutable(),
+    processes: { pid: process.pid, isAlive },
   },
   { version: VERSION, openStore },
 ).then((code) => {
   // With everything written synchronously, leave at once instead of tearing the runtime
   // down (~1 ms); a stream (asynchronous on Windows pipes) is left to flush as the process ends.
+  // A keychain call abandoned at its deadline still blocks a thread that process.exit
+  // would wait for: end at once instead (the message is already written, synchronously).
+  if (hasAbandonedCalls()) process.kill(process.pid, "SIGKILL");
   if (streamsInUse.count === 0) process.exit(code);
   process.exitCode = code;
 });

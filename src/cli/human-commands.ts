@@ -36,6 +36,10 @@ export function humanHandlers(
             ? `config: ${config.file} (${tools}) already has the block`
             : `config: ${config.file} (${tools}): credentials_helper block ${would}${config.change}`,
         );
+        if (config.linkTarget !== undefined && config.change !== "unchanged")
+          say(
+            `        ${config.file} is a symlink: its target ${config.linkTarget} ${would}edited`,
+          );
       }
       for (const note of plan.notes ?? []) say(`note: ${note}`);
       if (dryRun) {
@@ -73,6 +77,10 @@ export function humanHandlers(
             ? `config: ${config.file}: credentials_helper block ${would}removed`
             : `config: ${config.file} has no credentials_helper "keychain" block`,
         );
+        if (config.linkTarget !== undefined && config.change === "removed")
+          say(
+            `        ${config.file} is a symlink: its target ${config.linkTarget} ${would}edited`,
+          );
       }
       if (dryRun) {
         say("dry run: nothing was changed");

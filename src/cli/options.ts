@@ -12,6 +12,23 @@ export type Backend = (typeof BACKENDS)[number];
 export interface GlobalOptions {
   readonly service: string;
   readonly backend: Backend;
+  /** Seconds a call may take in all (`--timeout`); unset: the environment's or the default. */
+  readonly timeout?: number;
+}
+
+/** The environment variable that sets the deadline when `--timeout` is not given. */
+export const TIMEOUT_VARIABLE = "TF_CREDENTIALS_KEYCHAIN_TIMEOUT";
+
+/** A deadline in seconds: a positive number up to a day. */
+export function parseTimeout(value: string, source = "--timeout"): number {
+  const seconds = /^[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : NaN;
+  if (!(seconds > 0 && seconds <= 86400)) {
+    throw new CliError(
+      `invalid ${source} ${quote(value)}: use a number of seconds greater than 0, at most 86400`,
+      ExitCode.Usage,
+    );
+  }
+  return seconds;
 }
 
 export function parseBackend(value: string): Backend {

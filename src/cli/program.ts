@@ -4,8 +4,16 @@ import { quote } from "../quote.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import type { Io } from "./io.ts";
-import { BACKENDS, DEFAULT_SERVICE, parseBackend, parseServiceName } from "./options.ts";
+import {
+  BACKENDS,
+  DEFAULT_SERVICE,
+  parseBackend,
+  parseServiceName,
+  parseTimeout,
+  TIMEOUT_VARIABLE,
+} from "./options.ts";
 import type { GlobalOptions } from "./options.ts";
+import { DEFAULT_TIMEOUT_SECONDS } from "../stores/keychain-calls.ts";
 
 /** What each verb does once its arguments are known; `run` supplies them. */
 export interface VerbHandlers {
@@ -53,6 +61,11 @@ export function buildProgram(
       `where to keep the entries: ${BACKENDS.join(" or ")} (pass: the standard Unix password store, for machines without a desktop keyring)`,
       parseBackend,
       "keychain",
+    )
+    .option(
+      "--timeout <seconds>",
+      `give up a call to the keychain after this many seconds (default: $${TIMEOUT_VARIABLE}, else ${DEFAULT_TIMEOUT_SECONDS})`,
+      (value: string) => parseTimeout(value),
     )
     .exitOverride()
     .showSuggestionAfterError(false)

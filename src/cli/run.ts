@@ -1,13 +1,14 @@
-import { CommanderError } from "commander";
-import { CliError, DEBUG_VARIABLE, debugging, ExitCode } from "../errors.ts";
+import { CliError, DEBUG_VARIABLE, debugging, ExitCode, systemErrorMessage } from "../errors.ts";
 import { MAX_CREDENTIALS_BYTES } from "../protocol/credentials-object.ts";
 import * as verbs from "../protocol/verbs.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import type { Io } from "./io.ts";
 import type { GlobalOptions } from "./options.ts";
-import { buildProgram } from "./program.ts";
+import type { VerbHandlers } from "./program.ts";
+import { protocolCall } from "./protocol-call.ts";
+import { normalizeHostname } from "../protocol/hostname.ts";
 import { readInput } from "./read-input.ts";
-import { humanHandlers } from "./human-commands.ts";
+import { oneLine } from "../quote.ts";
 
 /** What `run` needs from outside the process's own streams. */
 export interface Dependencies {
@@ -28,8 +29,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     return readInput(io.stdin, MAX_CREDENTIALS_BYTES, "the credentials object on stdin");
   };
 
-  const program = buildProgram(io, deps.version, {
-    ...humanHandlers(io, deps.version, (options) => deps.openStore(options, io)),
+  const verbHandlers: VerbHandlers = {
     async get(options, host) {
       io.stdout.write(`${await verbs.get(await deps.openStore(options, io), host)}\n`);
     },
@@ -41,9 +41,27 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     async forget(options, host) {
       await verbs.forget(await deps.openStore(options, io), host);
     },
-  });
+  };
 
+  // Set once commander is loaded: only its errors are of its kind.
+  let isCommanderError = (_error: unknown): _error is { code: string } => false;
   try {
+    const call = protocolCall(argv);
+    if (call !== undefined) {
+      // What Terraform runs, every time: no commander, no commands for people.
+      await verbHandlers[call.verb](call.options, normalizeHostname(call.hostname));
+      return ExitCode.Ok;
+    }
+    const [{ CommanderError }, { buildProgram }, { humanHandlers }] = await Promise.all([
+      import("commander"),
+      import("./program.ts"),
+      import("./human-commands.ts"),
+    ]);
+    isCommanderError = (error): error is { code: string } => error instanceof CommanderError;
+    const program = buildProgram(io, deps.version, {
+      ...humanHandlers(io, deps.version, (options) => deps.openStore(options, io)),
+      ...verbHandlers,
+    });
     await program.parseAsync([...argv], { from: "user" });
     return ExitCode.Ok;
   } catch (error) {
@@ -52,11 +70,15 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     if (!stdin.read && argv.includes("store") && !io.stdinIsTTY) {
       await drain(io.stdin);
     }
-    return report(error, io);
+    return report(error, io, isCommanderError);
   }
 }
 
-function report(error: unknown, io: Io): ExitCode {
+function report(
+  error: unknown,
+  io: Io,
+  isCommanderError: (error: unknown) => error is { code: string },
+): ExitCode {
   if (error instanceof CliError) {
     io.stderr.write(`${error.message}\n`);
     if (debugging(io.env) && error.cause instanceof Error) {
@@ -64,7 +86,7 @@ function report(error: unknown, io: Io): ExitCode {
     }
     return error.exitCode;
   }
-  if (error instanceof CommanderError) {
+  if (isCommanderError(error)) {
     // Commander has already written its message (or the help/version text).
     // `help` exits through "commander.help", `--help` through "helpDisplayed". The former's
     // exitCode copies process.exitCode, which is not ours to read: every command here has
@@ -74,6 +96,14 @@ function report(error: unknown, io: Io): ExitCode {
       error.code === "commander.version" ||
       error.code === "commander.help";
     return shownOnRequest ? ExitCode.Ok : ExitCode.Usage;
+  }
+  const system = systemErrorMessage(error);
+  if (system !== undefined) {
+    io.stderr.write(`${oneLine(system)}\n`);
+    if (debugging(io.env) && error instanceof Error && error.stack) {
+      io.stderr.write(`${error.stack}\n`);
+    }
+    return ExitCode.Failure;
   }
   const message = error instanceof Error ? error.message : String(error);
   io.stderr.write(

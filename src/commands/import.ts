@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { lstatSync, realpathSync, rmSync } from "node:fs";
 import { CliError } from "../errors.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import { parseCredentialsObject } from "../protocol/credentials-object.ts";
@@ -6,6 +6,8 @@ import type { CredentialStore } from "../stores/credential-store.ts";
 import { credentialsFileWithout, parseCredentialsFile } from "../terraform/credentials-file.ts";
 import type { TerraformLocations } from "../terraform/locations.ts";
 import { modeIfExists, readTextIfExists, writeFileAtomically } from "../files.ts";
+
+const EMPTY_FILE = '{\n  "credentials": {}\n}\n';
 
 export interface ImportedHost {
   readonly file: string;
@@ -35,9 +37,9 @@ export async function importCredentials(
   for (const file of locations.credentialsFiles) {
     const text = readTextIfExists(file);
     if (text === undefined) continue;
-    const { hosts, document } = parseCredentialsFile(text, file);
-    const moved = new Set<string>();
-    for (const { name, object } of hosts) {
+    const parsed = parseCredentialsFile(text, file);
+    const moved = new Set<number>();
+    for (const [index, { name, object }] of parsed.hosts.entries()) {
       const failed = (error: unknown) => {
         if (!(error instanceof CliError)) throw error;
         results.push({ file, host: name, outcome: "failed", reason: error.message });
@@ -71,13 +73,18 @@ export async function importCredentials(
         continue;
       }
       imported.set(host, stored);
-      moved.add(name);
+      moved.add(index);
       results.push({ file, host: name, outcome: keep ? "copied" : "moved" });
     }
     if (keep || moved.size === 0) continue;
-    const rest = credentialsFileWithout(document, moved);
-    if (rest === undefined) rmSync(file, { force: true });
-    else writeFileAtomically(file, rest, modeIfExists(file) ?? 0o600);
+    // A symlinked file (a dotfile manager's) is edited where it lives: replacing or
+    // removing the link would leave the tokens in its target. Emptied, it keeps an empty
+    // credentials object, so that the link still points at a file.
+    const isLink = lstatSync(file).isSymbolicLink();
+    const target = isLink ? realpathSync(file) : file;
+    const rest = credentialsFileWithout(parsed, moved) ?? (isLink ? EMPTY_FILE : undefined);
+    if (rest === undefined) rmSync(target, { force: true });
+    else writeFileAtomically(target, rest, modeIfExists(target) ?? 0o600);
   }
   return results;
 }

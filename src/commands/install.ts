@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import path from "node:path";
 import { CliError } from "../errors.ts";
 import {
@@ -23,6 +32,11 @@ export interface ConfigChange {
   readonly change: "added" | "replaced" | "unchanged" | "removed";
   /** The file's new text; absent when unchanged. */
   readonly text?: string;
+  /**
+   * When `file` is a symlink (a dotfile manager's: stow, chezmoi, home-manager), the file it
+   * leads to, which is read and edited instead: replacing the link would cut the dotfile off.
+   */
+  readonly linkTarget?: string;
 }
 
 export interface InstallPlan {
@@ -68,11 +82,13 @@ export function planInstall(
   if (existsSync(target)) change = sameContent(source, target) ? "unchanged" : "updated";
 
   const configs = configFiles(locations, notes.length > 0).map(({ file, tools }): ConfigChange => {
-    const before = readTextIfExists(file) ?? "";
+    const link = linkTargetOf(file);
+    const before = readTextIfExists(link ?? file) ?? "";
     const result = addCredentialsHelper(before, HELPER_BLOCK_NAME, helperArgs, { force });
+    const linked = link === undefined ? {} : { linkTarget: link };
     return result.change === "unchanged"
-      ? { file, tools, change: "unchanged" }
-      : { file, tools, change: result.change, text: result.text };
+      ? { file, tools, change: "unchanged", ...linked }
+      : { file, tools, change: result.change, text: result.text, ...linked };
   });
   return {
     helper: { source, target, change },
@@ -106,12 +122,14 @@ export interface UninstallPlan {
 export function planUninstall(machine: Machine, force = false): UninstallPlan {
   const locations = locationsOf(machine);
   const configs = configFiles(locations).map(({ file, tools }): ConfigChange => {
-    const before = readTextIfExists(file);
-    if (before === undefined) return { file, tools, change: "unchanged" };
+    const link = linkTargetOf(file);
+    const linked = link === undefined ? {} : { linkTarget: link };
+    const before = readTextIfExists(link ?? file);
+    if (before === undefined) return { file, tools, change: "unchanged", ...linked };
     const result = removeCredentialsHelper(before, HELPER_BLOCK_NAME);
     return result.removed
-      ? { file, tools, change: "removed", text: result.text }
-      : { file, tools, change: "unchanged" };
+      ? { file, tools, change: "removed", text: result.text, ...linked }
+      : { file, tools, change: "unchanged", ...linked };
   });
   const target = locations.helperInstallPath;
   const present = existsSync(target);
@@ -178,14 +196,51 @@ function applyConfigChanges(configs: readonly ConfigChange[]): void {
   for (const config of configs) {
     if (config.text === undefined) continue;
     // A file that held only our block (install created it) goes: an empty ~/.terraformrc
-    // would still keep OpenTofu from its own tofurc.
-    if (config.change === "removed" && config.text === "") {
+    // would still keep OpenTofu from its own tofurc. A symlinked one belongs to a dotfile
+    // manager and is only emptied.
+    if (config.change === "removed" && config.text === "" && config.linkTarget === undefined) {
       rmSync(config.file, { force: true });
       continue;
     }
-    mkdirSync(path.dirname(config.file), { recursive: true, mode: 0o700 });
+    const file = config.linkTarget ?? config.file;
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     // A CLI config may hold tokens in credentials blocks: a new one is private.
-    writeFileAtomically(config.file, config.text, modeIfExists(config.file) ?? 0o600);
+    writeFileAtomically(file, config.text, modeIfExists(file) ?? 0o600);
+  }
+}
+
+/**
+ * The file a symlink at `file` finally leads to, followed link by link so that a dangling
+ * one gives the path it names (which is then created), or `undefined` when `file` is not
+ * a symlink. Relative links are read from the directory of the link.
+ */
+function linkTargetOf(file: string): string | undefined {
+  let current = file;
+  for (let hops = 0; hops < 40; hops++) {
+    let isLink;
+    try {
+      isLink = lstatSync(current).isSymbolicLink();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") break;
+      throw error;
+    }
+    if (!isLink) break;
+    current = path.resolve(path.dirname(current), readlinkSync(current));
+  }
+  if (current === file) return undefined;
+  if (lstatSafe(current)?.isSymbolicLink() === true) {
+    throw new CliError(
+      `${file} is a chain of more than 40 symlinks (a loop?); fix it and try again`,
+    );
+  }
+  return current;
+}
+
+function lstatSafe(file: string) {
+  try {
+    return lstatSync(file);
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,60 +1,88 @@
-import { lstatSync, mkdirSync, readFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { KEYRING_SHA256 } from "../build-info.ts";
 import { writeFileAtomically } from "../files.ts";
 import type * as KeyringModule from "@napi-rs/keyring";
-import { KEYRING_ASSET } from "./sea-assets.ts";
+import { embeddedAddon, type EmbeddedFile } from "./embedded-addon.ts";
 
 /** The native keychain binding, as `@napi-rs/keyring` exports it. */
 export type KeyringBinding = typeof KeyringModule;
 
-interface SeaApi {
-  isSea(): boolean;
-  getRawAsset(key: string): ArrayBuffer;
-}
-
 /**
- * Loads the keychain addon. From source it is `@napi-rs/keyring` in node_modules. In the
- * single executable, `require` cannot load a `.node` file from inside the binary, so the
- * addon is written once to a private per-user cache (`cacheDir`) under a name that is its
- * SHA-256 (computed by the build), and `process.dlopen`ed from there.
+ * Loads the keychain addon. From source it is `@napi-rs/keyring` in node_modules. The
+ * single executable embeds it (native/embedded-addon.ts), and dlopen cannot load a file
+ * inside the binary, so the addon is written once to a private per-user cache (`cacheDir`)
+ * under a name that is its SHA-256 (computed by the build), and `process.dlopen`ed from
+ * there.
  */
 export function loadKeyring(cacheDir: string, expectedSha256: string | undefined): KeyringBinding {
-  const sea = seaApi();
-  if (sea?.isSea()) {
+  if (isSingleExecutable()) {
     if (expectedSha256 === undefined) throw new Error("this build embeds no keychain addon");
-    return loadFromSea(sea, cacheDir, expectedSha256);
+    return loadFromCache(embeddedAddon(), cacheDir, expectedSha256);
   }
   return createRequire(import.meta.url)("@napi-rs/keyring") as KeyringBinding;
 }
 
-/** True when running as a single executable application. */
-export function isSea(): boolean {
-  return seaApi()?.isSea() ?? false;
+/** True when running as the built single executable, false from source. */
+export function isSingleExecutable(): boolean {
+  // Only the build defines the addon's digest.
+  return KEYRING_SHA256 !== undefined;
 }
 
-function seaApi(): SeaApi | undefined {
-  // getBuiltinModule needs no file URL: the bundle's import.meta.url is a placeholder
-  // without a drive letter, which createRequire refuses on Windows. node:sea exists from
-  // Node 20.12; older runtimes simply run from source.
-  try {
-    return process.getBuiltinModule("node:sea") as SeaApi;
-  } catch {
-    return undefined;
-  }
-}
-
-function loadFromSea(sea: SeaApi, cacheDir: string, sha256: string): KeyringBinding {
+/**
+ * Writes `embedded` once to `cacheDir` under its SHA-256 and dlopens that copy: the
+ * runtime-independent half of loading the addon.
+ */
+function loadFromCache(embedded: EmbeddedFile, cacheDir: string, sha256: string): KeyringBinding {
   const file = path.join(cacheDir, `keyring-${sha256}.node`);
-  // getRawAsset gives the bytes in the binary without a copy.
-  const embedded = new Uint8Array(sea.getRawAsset(KEYRING_ASSET));
   ensurePrivateDirectory(cacheDir);
   // Processes that start at once each write their own temp copy and rename it into place:
   // the last rename wins with identical bytes, and none loads a half-written file.
-  if (!isTrustedCopy(file, embedded)) writeFileAtomically(file, embedded, 0o700);
-  const module = { exports: {} as KeyringBinding };
-  process.dlopen(module, file);
-  return module.exports;
+  removeLeftoverCopies(cacheDir);
+  const writeCopy = () => writeFileAtomically(file, embedded.bytes(), 0o700);
+  if (!isTrustedCopy(file, embedded)) writeCopy();
+  return dlopenRepairing(file, sha256, writeCopy);
+}
+
+/**
+ * Removes the temp copies (`.keyring-*.tmp`) that first runs killed before their rename
+ * left behind. Only those older than a minute: a younger one may be a concurrent first
+ * run's, still being written. Listing the small directory costs microseconds.
+ */
+function removeLeftoverCopies(cacheDir: string): void {
+  for (const name of readdirSync(cacheDir)) {
+    if (!/^\.keyring-.*\.tmp$/.test(name)) continue;
+    const leftover = path.join(cacheDir, name);
+    try {
+      if (Date.now() - lstatSync(leftover).mtimeMs > 60_000) rmSync(leftover, { force: true });
+    } catch {
+      // Renamed or removed meanwhile.
+    }
+  }
+}
+
+/**
+ * dlopens the cached copy at `file`. The cheap checks before it (owner, mode, size) cannot
+ * see a copy of the right size with other bytes (disk corruption, a bad restore), which
+ * would then fail on every call ("invalid ELF header"): when dlopen fails, the copy's
+ * SHA-256 is compared with the build's, and a copy that differs is written again and
+ * loaded once more. Hashing happens only on this failure path, so a normal call pays nothing.
+ */
+function dlopenRepairing(file: string, sha256: string, writeCopy: () => void): KeyringBinding {
+  const load = () => {
+    const module = { exports: {} as KeyringBinding };
+    process.dlopen(module, file);
+    return module.exports;
+  };
+  try {
+    return load();
+  } catch (error) {
+    const { createHash } = process.getBuiltinModule("node:crypto");
+    if (createHash("sha256").update(readFileSync(file)).digest("hex") === sha256) throw error;
+    writeCopy();
+    return load();
+  }
 }
 
 /**
@@ -86,7 +114,7 @@ function ensurePrivateDirectory(dir: string): void {
  * directory). macOS is different: a Keychain item trusts the signature of the program that
  * made it, so the library it loads must be byte for byte the one that was signed with it.
  */
-function isTrustedCopy(file: string, embedded: Uint8Array): boolean {
+function isTrustedCopy(file: string, embedded: EmbeddedFile): boolean {
   let stat;
   try {
     stat = lstatSync(file);
@@ -95,6 +123,8 @@ function isTrustedCopy(file: string, embedded: Uint8Array): boolean {
   }
   const uid = process.getuid?.();
   const posixOwnerOk = uid === undefined || (stat.uid === uid && (stat.mode & 0o022) === 0);
-  if (!stat.isFile() || !posixOwnerOk || stat.size !== embedded.byteLength) return false;
-  return process.platform !== "darwin" || Buffer.compare(readFileSync(file), embedded) === 0;
+  if (!stat.isFile() || !posixOwnerOk || stat.size !== embedded.size) return false;
+  return (
+    process.platform !== "darwin" || Buffer.compare(readFileSync(file), embedded.bytes()) === 0
+  );
 }

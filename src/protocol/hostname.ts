@@ -93,7 +93,10 @@ function toAsciiName(host: string, fail: (reason: string) => never): string {
   // UTS #46 non-transitional mapping and validation (case folding, full-width forms and
   // ideographic full stops, NFC, punycode decoding and checking, ContextJ joiners, leading
   // combining marks). Returns "" when the name is refused.
-  const mapped = domainToASCII(host + GUARD);
+  // Capital sharp s: UTS #46 mapped it to "ss" until Unicode 15.1, which maps it to "ß".
+  // Terraform's golang.org/x/net/idna still has the older table (it passes "ss.de" for
+  // "ẞ.de"), Node's ICU the newer one ("xn--zca.de"); we follow Terraform.
+  const mapped = domainToASCII(host.replaceAll("\u1e9e", "ss") + GUARD);
   if (!mapped.endsWith(GUARD)) fail("not a valid internationalized domain name");
   const ascii = mapped.slice(0, -GUARD.length);
   // Mapping can yield characters STD3 forbids ("⑴" → "(1)", "＿" → "_"); Go refuses

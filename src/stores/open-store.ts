@@ -7,13 +7,27 @@ import { addonCacheDir } from "../native/cache-dir.ts";
 import { loadKeyring } from "../native/load-keyring.ts";
 import type { CredentialStore } from "./credential-store.ts";
 import { createKeychainStore } from "./keychain-store.ts";
+import { callLimits, DEFAULT_TIMEOUT_SECONDS } from "./keychain-calls.ts";
+import { parseTimeout, TIMEOUT_VARIABLE } from "../cli/options.ts";
 
 /** The store that the options select, with its native parts loaded only now. */
 export async function openStore(options: GlobalOptions, io: Io): Promise<CredentialStore> {
+  // Read first, so that a bad value is refused before anything else happens.
+  const fromEnv = io.env[TIMEOUT_VARIABLE];
+  const timeout =
+    options.timeout ??
+    (fromEnv === undefined || fromEnv === ""
+      ? DEFAULT_TIMEOUT_SECONDS
+      : parseTimeout(fromEnv, TIMEOUT_VARIABLE));
   if (options.backend === "pass") {
     // Loaded only when chosen: the keychain path never pays for child_process.
     const { createPassStore } = await import("./pass-store.ts");
-    return createPassStore({ service: options.service, env: io.env, homedir: io.homedir });
+    return createPassStore({
+      service: options.service,
+      env: io.env,
+      homedir: io.homedir,
+      ...(io.processes === undefined ? {} : { processes: io.processes }),
+    });
   }
   const cacheDir = addonCacheDir(io.env, io.platform, io.homedir);
   let keyring;
@@ -26,5 +40,13 @@ export async function openStore(options: GlobalOptions, io: Io): Promise<Credent
       { cause: error },
     );
   }
-  return createKeychainStore(keyring, options.service, io.platform);
+  return createKeychainStore(keyring, options.service, io.platform, callLimits(timeout), {
+    async deleteAll(host) {
+      // Only the Secret Service lets items share a service and account.
+      if (io.platform === "win32" || io.platform === "darwin") return undefined;
+      const { deleteMatchingItems } = await import("./secret-service-items.ts");
+      return deleteMatchingItems(io.env, options.service, host);
+    },
+    warn: (line) => io.stderr.write(`${line}\n`),
+  });
 }

@@ -1,11 +1,14 @@
 import { spawn } from "node:child_process";
-import { mkdir, readdir, rmdir, stat } from "node:fs/promises";
+import { unlinkSync } from "node:fs";
+import { lstat, readdir, readlink, rmdir, symlink, unlink } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { CliError } from "../errors.ts";
 import { oneLine } from "../quote.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import { canonicalHostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "./credential-store.ts";
+import { registerCleanup } from "../exit-cleanups.ts";
 
 /** What `createPassStore` needs; everything comes in as values, nothing is read globally. */
 export interface PassStoreOptions {
@@ -22,6 +25,17 @@ export interface PassStoreOptions {
    * another process to release the store's lock is bounded by a little over twice that.
    */
   readonly timeoutMs?: number;
+  /**
+   * This process, recorded in the store's lock, and a way to tell whether another is still
+   * running: a lock whose holder has died is then taken over at once. Without it, only a
+   * lock older than the stale age is.
+   */
+  readonly processes?: LockProcesses;
+}
+
+export interface LockProcesses {
+  readonly pid: number;
+  isAlive(pid: number): boolean;
 }
 
 /** The store's directory: pass reads `${PASSWORD_STORE_DIR:-$HOME/.password-store}`, so an empty value counts as unset. */
@@ -54,7 +68,7 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
   const context: FailureContext = { command, storeDir, timeoutMs };
 
   const pass = (args: readonly string[], stdin?: string) =>
-    withStoreLock(storeDir, timeoutMs, () => runPass(args, env, stdin, context));
+    withStoreLock(storeDir, timeoutMs, options.processes, () => runPass(args, env, stdin, context));
 
   return {
     async get(host) {
@@ -288,8 +302,10 @@ function runPass(
   });
 }
 
-// The lock is a directory (mkdir is atomic) at the top of the store. Hidden, so `pass ls`
-// does not show it, and empty, so git never records it.
+// The lock is a symlink (creating one is atomic) at the top of the store whose target names
+// its holder, "<host>:<pid>", so that a waiter can see the holder has died. Hidden, so
+// `pass ls` does not show it. Older versions made it a directory: either kind refuses the
+// other (EEXIST), so they still exclude each other.
 const LOCK_NAME = ".terraform-credentials.lock";
 const LOCK_POLL_MS = 25;
 
@@ -300,37 +316,48 @@ const LOCK_POLL_MS = 25;
  * "encrypted message has been manipulated"). In a git store, two commits at once would also
  * collide on git's index.lock. Terraform does start several helpers at once.
  *
- * A lock older than the timeout plus a margin is left over from a killed process and is taken
- * over. When the lock cannot be created at all (no store directory yet, a read-only store),
+ * The lock is released when the operation ends, and also when the process is interrupted
+ * (exit-cleanups.ts). A lock whose holder on this machine is no longer running (killed with
+ * SIGKILL) is taken over at once; any other lock older than the timeout plus a margin is too.
+ * When the lock cannot be created at all (no store directory yet, a read-only store),
  * `operation` runs without it: pass then reports what is wrong, and nothing can write anyway.
  */
 async function withStoreLock<T>(
   storeDir: string,
   timeoutMs: number,
+  processes: LockProcesses | undefined,
   operation: () => Promise<T>,
 ): Promise<T> {
   const lock = path.join(storeDir, LOCK_NAME);
   const staleAfterMs = timeoutMs + 10_000;
   const deadline = Date.now() + staleAfterMs + timeoutMs;
-  let held = false;
+  const owner = `${os.hostname()}:${processes?.pid ?? 0}`;
+  let release: (() => void) | undefined;
   for (;;) {
     try {
-      await mkdir(lock);
-      held = true;
+      await symlink(owner, lock);
+      release = registerCleanup(() => unlinkSync(lock));
       break;
     } catch (error) {
       if (!isErrnoException(error) || error.code !== "EEXIST") break;
     }
-    const age = await lockAge(lock);
-    if (age !== undefined && age > staleAfterMs) {
+    const holder = await lockHolder(lock);
+    if (holder === "released") continue;
+    const deadHolder =
+      processes !== undefined &&
+      holder.host === os.hostname() &&
+      holder.pid !== undefined &&
+      holder.pid !== processes.pid &&
+      !processes.isAlive(holder.pid);
+    if (deadHolder || holder.ageMs > staleAfterMs) {
       // A small race remains: two waiters may both see the same stale lock. It only arises
       // after a process was killed while holding it.
-      await rmdir(lock).catch(() => undefined);
+      await (holder.isDirectory ? rmdir(lock) : unlink(lock)).catch(() => undefined);
       continue;
     }
     if (Date.now() > deadline) {
       throw new CliError(
-        `the password store in ${storeDir} is busy: ${lock} has been held for ${seconds(age ?? 0)} s by another process; if no terraform-credentials helper is running, remove that directory`,
+        `the password store in ${storeDir} is busy: ${lock} has been held for ${seconds(holder.ageMs)} s by another process; if no terraform-credentials helper is running, remove it`,
       );
     }
     await new Promise((resolve) =>
@@ -340,15 +367,31 @@ async function withStoreLock<T>(
   try {
     return await operation();
   } finally {
-    if (held) await rmdir(lock).catch(() => undefined);
+    if (release !== undefined) {
+      release();
+      await unlink(lock).catch(() => undefined);
+    }
   }
 }
 
-async function lockAge(lock: string): Promise<number | undefined> {
+interface LockHolder {
+  readonly ageMs: number;
+  readonly isDirectory: boolean;
+  readonly host?: string;
+  readonly pid?: number;
+}
+
+/** Who holds the lock and for how long, or "released" when it went meanwhile. */
+async function lockHolder(lock: string): Promise<LockHolder | "released"> {
   try {
-    return Date.now() - (await stat(lock)).mtimeMs;
+    const stat = await lstat(lock);
+    const ageMs = Date.now() - stat.mtimeMs;
+    if (!stat.isSymbolicLink()) return { ageMs, isDirectory: stat.isDirectory() };
+    const match = /^(.*):([0-9]+)$/s.exec(await readlink(lock));
+    if (match === null) return { ageMs, isDirectory: false };
+    return { ageMs, isDirectory: false, host: match[1] ?? "", pid: Number(match[2]) };
   } catch {
-    return undefined; // released meanwhile
+    return "released";
   }
 }
 

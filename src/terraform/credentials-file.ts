@@ -1,22 +1,42 @@
-import * as z from "zod/mini";
 import { CliError } from "../errors.ts";
 
 /**
  * `credentials.tfrc.json` as `terraform login` writes it:
  * `{"credentials": {"HOST": {"token": "..."}}}`. Other top-level properties are kept.
+ *
+ * The file is read as text and each host's object is sliced out of it (only the white space
+ * between its tokens dropped), not re-serialised: JSON.parse would turn 12345678901234567890 into 12345678901234567000,
+ * 1e400 into null and -0 into 0, and an object stores and a rewritten file must keep what
+ * the user wrote. Removing hosts cuts their members out of the text and leaves the rest.
  */
-const credentialsFileSchema = z.looseObject({
-  // Each host's object is checked on its own by the importer, so that one bad host does
-  // not hold back the others (and so that property order is kept).
-  credentials: z.optional(z.record(z.string(), z.unknown())),
-});
-
 export interface PlaintextCredentials {
-  /** Host name as written in the file, and its credentials object as JSON text. */
+  /**
+   * Every member of `credentials`, in file order (a name given twice is listed twice):
+   * the name as written, decoded, and the member's value as its exact JSON text.
+   */
   readonly hosts: ReadonlyArray<{ readonly name: string; readonly object: string }>;
-  /** The parsed file, for `withoutHosts`. */
-  readonly document: Readonly<Record<string, unknown>>;
+  /** The file's text, for `credentialsFileWithout`. */
+  readonly text: string;
+  /** Where each of `hosts` lies in `text`, and what else the file holds. */
+  readonly layout: Layout;
 }
+
+interface Member {
+  /** Just after the `{` or `,` before the member: its leading white space is kept. */
+  readonly start: number;
+  readonly end: number;
+}
+
+interface Layout {
+  /** Offsets of the `{` and `}` of the credentials object, when there is one. */
+  readonly open: number;
+  readonly close: number;
+  readonly members: readonly Member[];
+  /** True when the file has top-level properties besides `credentials`. */
+  readonly hasOtherKeys: boolean;
+}
+
+const SHAPE = '({"credentials": {"HOST": {"token": "..."}}})';
 
 /** Parses the file's text; a malformed file is an error that names the file, never its content. */
 export function parseCredentialsFile(text: string, file: string): PlaintextCredentials {
@@ -26,38 +46,129 @@ export function parseCredentialsFile(text: string, file: string): PlaintextCrede
   } catch {
     throw new CliError(`${file} is not valid JSON; fix it or move its tokens by hand`);
   }
-  const result = credentialsFileSchema.safeParse(parsed);
-  if (!result.success) {
-    throw new CliError(
-      `${file} is not a Terraform credentials file ({"credentials": {"HOST": {"token": "..."}}})`,
-    );
+  const isObject = (value: unknown) =>
+    typeof value === "object" && value !== null && !Array.isArray(value);
+  if (!isObject(parsed)) throw new CliError(`${file} is not a Terraform credentials file ${SHAPE}`);
+  // The text is valid JSON from here on, so the scanner below needs no error handling.
+  const top = objectMembers(text, skipSpace(text, 0));
+  // The last one wins, as with JSON.parse and Go's encoding/json.
+  const credentials = top.members.findLast((member) => member.name === "credentials");
+  const hasOtherKeys = top.members.some((member) => member.name !== "credentials");
+  if (credentials === undefined) {
+    return { hosts: [], text, layout: { open: -1, close: -1, members: [], hasOtherKeys } };
   }
-  const credentials = result.data.credentials ?? {};
+  if (text[credentials.valueStart] !== "{") {
+    throw new CliError(`${file} is not a Terraform credentials file ${SHAPE}`);
+  }
+  const inner = objectMembers(text, credentials.valueStart);
   return {
-    hosts: Object.entries(credentials).map(([name, object]) => ({
-      name,
-      object: JSON.stringify(object),
+    hosts: inner.members.map((member) => ({
+      name: member.name,
+      object: withoutSpaceBetweenTokens(text.slice(member.valueStart, member.end)),
     })),
-    document: result.data,
+    text,
+    layout: {
+      open: credentials.valueStart,
+      close: inner.close,
+      members: inner.members,
+      hasOtherKeys,
+    },
   };
 }
 
 /**
- * The file's new text without `removed` hosts, formatted as Terraform writes it, or
- * `undefined` when nothing would be left in it (then the file should go).
+ * The file's new text without the hosts at the indices `removed` (of `hosts`), everything
+ * else byte for byte, or `undefined` when nothing would be left in it (then the file should go).
  */
 export function credentialsFileWithout(
-  document: Readonly<Record<string, unknown>>,
-  removed: ReadonlySet<string>,
+  parsed: PlaintextCredentials,
+  removed: ReadonlySet<number>,
 ): string | undefined {
-  const credentials = Object.fromEntries(
-    Object.entries((document.credentials ?? {}) as Record<string, unknown>).filter(
-      ([host]) => !removed.has(host),
-    ),
-  );
-  const rest = Object.fromEntries(
-    Object.entries(document).filter(([key]) => key !== "credentials"),
-  );
-  if (Object.keys(credentials).length === 0 && Object.keys(rest).length === 0) return undefined;
-  return `${JSON.stringify({ ...rest, credentials }, null, 2)}\n`;
+  const { text, layout } = parsed;
+  const kept = layout.members.filter((_, index) => !removed.has(index));
+  if (kept.length === 0 && !layout.hasOtherKeys) return undefined;
+  if (kept.length === layout.members.length) return text;
+  const last = layout.members.at(-1);
+  const body =
+    kept.length === 0
+      ? ""
+      : kept.map((member) => text.slice(member.start, member.end)).join(",") +
+        text.slice(last?.end ?? layout.close, layout.close);
+  return text.slice(0, layout.open + 1) + body + text.slice(layout.close);
+}
+
+const SPACE = new Set([" ", "\t", "\n", "\r"]);
+
+/**
+ * `json` without the white space between its tokens: the file's indentation is not part of
+ * the object, and the entry then reads as what Terraform itself sends to `store`. Every
+ * string, number and literal keeps its exact bytes.
+ */
+function withoutSpaceBetweenTokens(json: string): string {
+  let out = "";
+  for (let i = 0; i < json.length; i++) {
+    const char = json[i] ?? "";
+    if (char === '"') {
+      const start = i++;
+      while (json[i] !== '"') i += json[i] === "\\" ? 2 : 1;
+      out += json.slice(start, i + 1);
+    } else if (!SPACE.has(char)) {
+      out += char;
+    }
+  }
+  return out;
+}
+
+function skipSpace(text: string, index: number): number {
+  let i = index;
+  while (SPACE.has(text[i] ?? "")) i++;
+  return i;
+}
+
+/** The members of the object whose `{` is at `open`, and the offset of its `}`. */
+function objectMembers(
+  text: string,
+  open: number,
+): { members: (Member & { name: string; valueStart: number })[]; close: number } {
+  const members: (Member & { name: string; valueStart: number })[] = [];
+  let i = open + 1;
+  for (;;) {
+    const start = i;
+    i = skipSpace(text, i);
+    if (text[i] === "}") return { members, close: i };
+    const keyEnd = valueEnd(text, i);
+    const name = JSON.parse(text.slice(i, keyEnd)) as string;
+    const valueStart = skipSpace(text, skipSpace(text, keyEnd) + 1);
+    const end = valueEnd(text, valueStart);
+    members.push({ name, start, end, valueStart });
+    i = skipSpace(text, end);
+    if (text[i] === "}") return { members, close: i };
+    i++; // the comma
+  }
+}
+
+/** The offset just past the JSON value that starts at `start`. */
+function valueEnd(text: string, start: number): number {
+  let depth = 0;
+  let i = start;
+  do {
+    const char = text[i];
+    if (char === '"') {
+      i++;
+      while (text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+      i++;
+    } else if (char === "{" || char === "[") {
+      depth++;
+      i++;
+    } else if (char === "}" || char === "]") {
+      depth--;
+      i++;
+    } else if (depth > 0) {
+      i++;
+    } else {
+      // A number or a literal at the top of the value: up to the next delimiter.
+      while (i < text.length && !/[\s,}\]]/.test(text[i] ?? "")) i++;
+    }
+  } while (depth > 0);
+  return i;
 }

@@ -20,6 +20,12 @@ import { normalizeHostname } from "../../src/protocol/hostname.ts";
 import type { CredentialStore } from "../../src/stores/credential-store.ts";
 import { createPassStore, type PassStoreOptions } from "../../src/stores/pass-store.ts";
 import { startPassSession, type PassSession } from "../support/pass-session.ts";
+import { spawn, spawnSync } from "node:child_process";
+import { lstatSync, symlinkSync } from "node:fs";
+
+/** True when `file` exists, a dangling symlink included. */
+const present = (file: string) => lstatSync(file, { throwIfNoEntry: false }) !== undefined;
+import { helperCommand } from "../support/helper-process.ts";
 
 const execFileAsync = promisify(execFile);
 const SERVICE = "terraform-credentials";
@@ -425,5 +431,46 @@ describe("pass store errors", () => {
     const store = openStore(session, { timeoutMs: 1000 });
     await store.store(host("stale-lock.example.com"), '{"token":"after-stale-lock"}');
     assert.equal(await store.get(host("stale-lock.example.com")), '{"token":"after-stale-lock"}');
+  });
+
+  test("a fresh lock whose holder has died (SIGKILL) is taken over at once", async () => {
+    const dead = spawnSync("true").pid;
+    const lock = path.join(session.storeDir, ".terraform-credentials.lock");
+    symlinkSync(`${os.hostname()}:${dead}`, lock);
+    const store = openStore(session, {
+      timeoutMs: 5000,
+      processes: { pid: process.pid, isAlive: () => false },
+    });
+    const started = performance.now();
+    await store.store(host("dead-holder.example.com"), '{"token":"after-dead-holder"}');
+    assert.ok(performance.now() - started < 4000, `took ${performance.now() - started} ms`);
+    assert.equal(present(lock), false, "the lock is released");
+  });
+
+  test("a helper stopped by SIGTERM or SIGINT while it holds the lock releases it", async () => {
+    // A pass that never finishes, so that the helper is stopped while holding the lock.
+    const bin = mkdtempSync(path.join(os.tmpdir(), "tfck-slow-pass-"));
+    writeFileSync(path.join(bin, "pass"), "#!/bin/sh\nexec sleep 30\n", { mode: 0o755 });
+    const lock = path.join(session.storeDir, ".terraform-credentials.lock");
+    try {
+      for (const signal of ["SIGTERM", "SIGINT"] as const) {
+        const [command, ...args] = helperCommand();
+        const child = spawn(command, [...args, "--backend", "pass", "get", "example.com"], {
+          env: { ...session.env, PATH: `${bin}:${session.env.PATH ?? ""}` },
+          stdio: "ignore",
+        });
+        const waitForLock = Date.now() + 10_000;
+        while (!present(lock) && Date.now() < waitForLock) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        assert.ok(present(lock), "the helper took the lock");
+        const exited = new Promise((resolve) => child.once("close", resolve));
+        child.kill(signal);
+        await exited;
+        assert.equal(present(lock), false, `the lock is gone after ${signal}`);
+      }
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });

@@ -40,9 +40,13 @@ export interface HelperResult {
 
 export interface HelperRunOptions {
   readonly env: Record<string, string | undefined>;
+  /** The command line that runs the helper, when not `helperCommand()` (Wine, qemu). */
+  readonly command?: readonly [string, ...string[]];
   /** Bytes or text for stdin; omitted: stdin is the null device, as Terraform gives `get`. */
   readonly stdin?: string | Uint8Array;
   readonly timeoutMs?: number;
+  /** The working directory; omitted: the test's own. */
+  readonly cwd?: string;
 }
 
 /** Runs the built helper with `args` and collects what it printed. */
@@ -51,9 +55,10 @@ export function runHelper(
   options: HelperRunOptions,
 ): Promise<HelperResult> {
   const started = performance.now();
-  const [command, ...commandArgs] = helperCommand();
+  const [command, ...commandArgs] = options.command ?? helperCommand();
   const child = spawn(command, [...commandArgs, ...args], {
     env: options.env,
+    cwd: options.cwd,
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     timeout: options.timeoutMs ?? 20_000,
   });

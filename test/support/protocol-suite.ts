@@ -8,14 +8,28 @@ export interface ProtocolBackend {
   readonly env: Record<string, string>;
   /** Options that select the backend, placed before the verb as Terraform does. */
   readonly args: readonly string[];
+  /** The command line that runs the helper, when not the host's build (Wine, qemu). */
+  readonly command?: readonly [string, ...string[]];
   close(): Promise<void>;
+}
+
+export interface ProtocolSuiteOptions {
+  /** How many hosts the parallel case uses (each has a store, a shared store and a get). */
+  readonly parallel?: number;
+  /** How long one call of the helper may take before it is killed (default 20 s). */
+  readonly timeoutMs?: number;
 }
 
 /**
  * The credentials helper protocol, checked against the built executable and a real
  * backend. One suite, run once per store, so every store keeps the same promises.
  */
-export function describeProtocol(name: string, start: () => Promise<ProtocolBackend>): void {
+export function describeProtocol(
+  name: string,
+  start: () => Promise<ProtocolBackend>,
+  options: ProtocolSuiteOptions = {},
+): void {
+  const parallel = options.parallel ?? 20;
   describe(`credentials helper protocol over ${name}`, () => {
     let backend: ProtocolBackend;
     before(async () => {
@@ -28,6 +42,8 @@ export function describeProtocol(name: string, start: () => Promise<ProtocolBack
     const helper = (args: readonly string[], stdin?: string | Uint8Array) =>
       runHelper([...backend.args, ...args], {
         env: backend.env,
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+        ...(backend.command === undefined ? {} : { command: backend.command }),
         ...(stdin === undefined ? {} : { stdin }),
       });
     const storeOk = async (host: string, object: string, extra: readonly string[] = []) => {
@@ -163,8 +179,8 @@ export function describeProtocol(name: string, start: () => Promise<ProtocolBack
       });
     }
 
-    test("20 parallel stores and gets for different hosts and for one host stay whole", async () => {
-      const hosts = Array.from({ length: 20 }, (_, i) => `parallel-${i}.example.com`);
+    test(`${parallel} parallel stores and gets for different hosts and for one host stay whole`, async () => {
+      const hosts = Array.from({ length: parallel }, (_, i) => `parallel-${i}.example.com`);
       const objects = hosts.map((host, i) => JSON.stringify({ token: `token-${i}`, host }));
       const stores = hosts.map((host, i) => helper(["store", host], objects[i]));
       const sharedStores = objects.map((object) => helper(["store", "shared.example.com"], object));

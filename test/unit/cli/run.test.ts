@@ -679,4 +679,28 @@ describe("errors from the store", () => {
     const outcome = await h.invoke(["get", HOST], { env: { [DEBUG_VARIABLE]: "" } });
     assertFailure(outcome, ExitCode.Failure, `unexpected error: boom${UNEXPECTED_SUFFIX}\n`);
   });
+
+  for (const [code, syscall, file, meaning] of [
+    ["EPERM", "open", "/home/u/.terraformrc", "operation not permitted"],
+    ["EISDIR", "open", "/home/u/.terraformrc", "it is a directory"],
+    ["EEXIST", "mkdir", "/home/u/.terraform.d", "something is already there"],
+    ["EBADF", "read", undefined, "it is not open for that (a write-only standard input?)"],
+  ] as const) {
+    test(`a system error ${code} from ${syscall} is one line saying what failed, not "a bug"`, async () => {
+      const h = createHarness();
+      h.open = () => {
+        throw Object.assign(new Error(`${code}: ${meaning}, ${syscall}`), {
+          code,
+          syscall,
+          errno: -1,
+          ...(file === undefined ? {} : { path: file }),
+        });
+      };
+      assertFailure(
+        await h.invoke(["get", HOST]),
+        ExitCode.Failure,
+        `could not ${syscall} ${file ?? "standard input"}: ${meaning} (${code})\n`,
+      );
+    });
+  }
 });

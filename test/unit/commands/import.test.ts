@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
@@ -466,5 +466,48 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     assert.equal(results.length, 1);
     assert.equal(results[0]?.outcome, "failed");
     assert.ok(!(results[0].reason ?? "").includes(SECRET_B));
+  });
+
+  test("each object is stored byte for byte: big numbers, 1e400 and -0 are not rewritten", async (t) => {
+    const box = sandbox(t);
+    const object = `{"token":"${SECRET_A}","id":12345678901234567890,"huge":1e400,"zero":-0}`;
+    box.write(box.file, `{"credentials":{"app.terraform.io":${object}}}`, 0o600);
+    const store = createMemoryStore();
+    await importCredentials(store, box.locations, false);
+    assert.equal(store.entries.get("app.terraform.io"), object);
+  });
+
+  test("an entry that cannot be moved (__proto__) stays in the file and is reported", async (t) => {
+    const box = sandbox(t);
+    box.write(
+      box.file,
+      `{"credentials":{"__proto__":{"token":"${SECRET_B}"},"app.terraform.io":{"token":"${SECRET_A}"}}}`,
+      0o600,
+    );
+    const store = createMemoryStore();
+    const results = await importCredentials(store, box.locations, false);
+    assert.deepEqual(
+      results.map(({ host, outcome }) => ({ host, outcome })),
+      [
+        { host: "__proto__", outcome: "failed" },
+        { host: "app.terraform.io", outcome: "moved" },
+      ],
+    );
+    assert.equal(
+      readFileSync(box.file, "utf8"),
+      `{"credentials":{"__proto__":{"token":"${SECRET_B}"}}}`,
+    );
+  });
+
+  test("a symlinked file is edited in its target, and the link stays", async (t) => {
+    const box = sandbox(t);
+    const target = path.join(box.root, "dotfiles", "credentials.tfrc.json");
+    box.write(target, json({ credentials: { "app.terraform.io": { token: SECRET_A } } }), 0o600);
+    mkdirSync(path.dirname(box.file), { recursive: true });
+    symlinkSync(target, box.file);
+    await importCredentials(createMemoryStore(), box.locations, false);
+    assert.ok(lstatSync(box.file).isSymbolicLink(), "the link is still a link");
+    assert.equal(readFileSync(target, "utf8"), '{\n  "credentials": {}\n}\n');
+    assert.ok(!readFileSync(target, "utf8").includes(SECRET_A), "no token left in the target");
   });
 });

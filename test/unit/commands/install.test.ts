@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
@@ -168,6 +176,35 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
     ]);
     assert.equal(box.text(box.terraformrc), `${original}\n${BLOCK}`);
     assert.equal(box.mode(box.terraformrc), 0o640);
+  });
+
+  test("a symlinked ~/.terraformrc (a dotfile manager's) is edited in its target, and the link stays", (t) => {
+    const box = sandbox(t);
+    const target = path.join(box.root, "dotfiles", "terraformrc");
+    box.write(target, "disable_checkpoint = true\n", 0o600);
+    mkdirSync(path.dirname(box.terraformrc), { recursive: true });
+    symlinkSync("../dotfiles/terraformrc", box.terraformrc);
+    const plan = install(box);
+    assert.equal(plan.configs[0]?.linkTarget, target);
+    assert.ok(lstatSync(box.terraformrc).isSymbolicLink(), "the link is still a link");
+    assert.equal(readlinkSync(box.terraformrc), "../dotfiles/terraformrc");
+    assert.equal(box.text(target), `disable_checkpoint = true\n\n${BLOCK}`);
+    const uninstall = planUninstall(box.machine);
+    applyUninstall(uninstall);
+    assert.ok(lstatSync(box.terraformrc).isSymbolicLink(), "uninstall keeps the link too");
+    assert.equal(box.text(target), "disable_checkpoint = true\n");
+  });
+
+  test("a dangling symlinked ~/.terraformrc gets its target created, and the link stays", (t) => {
+    const box = sandbox(t);
+    const target = path.join(box.root, "dotfiles", "terraformrc");
+    mkdirSync(path.dirname(box.terraformrc), { recursive: true });
+    symlinkSync(target, box.terraformrc);
+    const plan = install(box);
+    assert.equal(plan.configs[0]?.linkTarget, target);
+    assert.ok(lstatSync(box.terraformrc).isSymbolicLink(), "the link is still a link");
+    assert.equal(box.text(target), BLOCK);
+    assert.equal(box.mode(target), 0o600);
   });
 
   test("an existing ~/.terraformrc without a final line break gets one before the block", (t) => {

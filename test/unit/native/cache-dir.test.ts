@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
 import { addonCacheDir } from "../../../src/native/cache-dir.ts";
+import { CliError } from "../../../src/errors.ts";
 
 interface Case {
   readonly name: string;
@@ -113,3 +114,48 @@ for (const { name, platform, env, homedir, expected } of cases) {
     assert.ok(paths.isAbsolute(dir), `${dir} is not absolute`);
   });
 }
+
+const refused: readonly Omit<Case, "expected">[] = [
+  { name: "linux refuses an empty HOME", platform: "linux", env: {}, homedir: "" },
+  {
+    name: "linux refuses an empty HOME with an empty XDG_CACHE_HOME",
+    platform: "linux",
+    env: { XDG_CACHE_HOME: "" },
+    homedir: "",
+  },
+  { name: "linux refuses a relative HOME", platform: "linux", env: {}, homedir: "home/tester" },
+  { name: "darwin refuses an empty HOME", platform: "darwin", env: {}, homedir: "" },
+  { name: "darwin refuses a relative HOME", platform: "darwin", env: {}, homedir: "." },
+  {
+    name: "win32 refuses an empty home without LOCALAPPDATA",
+    platform: "win32",
+    env: {},
+    homedir: "",
+  },
+  {
+    name: "win32 refuses a home on the current drive's root without LOCALAPPDATA",
+    platform: "win32",
+    env: { LOCALAPPDATA: "Local" },
+    homedir: "\\Users\\tester",
+  },
+];
+
+for (const { name, platform, env, homedir } of refused) {
+  test(`${name}, instead of a cache under the working directory`, () => {
+    assert.throws(
+      () => addonCacheDir(env, platform, homedir),
+      (error: unknown) => {
+        assert.ok(error instanceof CliError);
+        assert.match(error.message, /^the home directory is (empty|relative)/);
+        return true;
+      },
+    );
+  });
+}
+
+test("linux with an empty HOME still uses an absolute XDG_CACHE_HOME", () => {
+  assert.equal(
+    addonCacheDir({ XDG_CACHE_HOME: "/xdg" }, "linux", ""),
+    "/xdg/terraform-credentials-keychain",
+  );
+});

@@ -87,6 +87,15 @@ describe("parseCredentialsObject refuses", () => {
     ["a trailing comma", '{"token":"a",}'],
     ["single quotes", "{'token':'a'}"],
     ["an unterminated object", '{"token":"a"'],
+    // Only JSON's four white-space characters may surround the object (RFC 8259), not
+    // what JavaScript's trim() also removes; the one BOM a file may start with is taken off
+    // by the UTF-8 decoder before this, so a BOM here is a second one.
+    ["no-break spaces around it", '\u00a0{"token":"a"}\u00a0'],
+    ["a line separator after it", '{"token":"a"}\u2028'],
+    ["an ideographic space before it", '\u3000{"token":"a"}'],
+    ["a vertical tab before it", '\v{"token":"a"}'],
+    ["a form feed after it", '{"token":"a"}\f'],
+    ["a (second) byte order mark before it", '\ufeff{"token":"a"}'],
   ] as const;
   for (const [what, text] of refused) {
     test(`${what}, with a CliError naming the source`, () => {

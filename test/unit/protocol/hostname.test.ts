@@ -39,6 +39,11 @@ const accepted: Record<string, ReadonlyArray<readonly [string, string]>> = {
     ["faß.de", "xn--fa-hia.de"],
     ["ς.com", "xn--3xa.com"],
   ],
+  "maps capital sharp s (U+1E9E) to ss, as Terraform's Go idna tables do": [
+    ["\u1e9e.de", "ss.de"],
+    ["STRA\u1e9eE.de", "strasse.de"],
+    ["fa\u1e9e.de", "fass.de"],
+  ],
   "folds full-width forms and treats ideographic full stops as dots": [
     ["ＡＰＰ．terraform．io", "app.terraform.io"],
     ["ａｐｐ.terraform.io", "app.terraform.io"],

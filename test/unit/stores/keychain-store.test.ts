@@ -116,15 +116,36 @@ function createFakeKeyring(found: readonly Credential[] = []) {
     }
   }
 
+  // The binding's asynchronous API, which the store uses: the same calls, settled later.
+  class FakeAsyncEntry {
+    readonly #entry: FakeEntry;
+
+    constructor(service: string, account: string, options?: EntryOptions | null) {
+      this.#entry = new FakeEntry(service, account, options);
+    }
+
+    async getSecret(): Promise<number[] | null> {
+      return this.#entry.getSecret();
+    }
+
+    async setSecret(secret: Uint8Array): Promise<void> {
+      this.#entry.setSecret(secret);
+    }
+
+    async deleteCredential(): Promise<boolean> {
+      return this.#entry.deleteCredential();
+    }
+  }
+
   const binding = {
-    Entry: FakeEntry,
-    findCredentials(...args: unknown[]): Credential[] {
+    AsyncEntry: FakeAsyncEntry,
+    async findCredentialsAsync(...args: unknown[]): Promise<Credential[]> {
       state.findCalls.push(args);
       maybeFail("findCredentials");
       return [...found];
     },
   };
-  // The fake has only what the store uses; the real binding has more (AsyncEntry, ...).
+  // The fake has only what the store uses; the real binding has more (Entry, ...).
   return { binding: binding as unknown as KeyringBinding, state, key };
 }
 

@@ -1,0 +1,84 @@
+/**
+ * Many helpers at once against one Secret Service, as `terragrunt run-all` over many
+ * modules starts them: every call must succeed, however long gnome-keyring takes to answer.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { runHelper } from "../support/helper-process.ts";
+import { startKeyringSession, type KeyringSession } from "../support/keyring-session.ts";
+import { assertSilentSuccess } from "../support/protocol-suite.ts";
+
+const HOST = "load.example.com";
+const OBJECT = `{"token":"SECRET-load-token"}`;
+const PARALLEL = Number(process.env.TFCK_TEST_PARALLEL ?? "150");
+
+describe("under load", () => {
+  let session: KeyringSession;
+  before(async () => {
+    session = await startKeyringSession();
+    assertSilentSuccess(await runHelper(["store", HOST], { env: session.env, stdin: OBJECT }));
+  });
+  after(async () => {
+    await session.close();
+  });
+
+  test(`${PARALLEL} gets at once all print the stored object`, async () => {
+    const results = await Promise.all(
+      Array.from({ length: PARALLEL }, () =>
+        runHelper(["get", HOST], { env: session.env, timeoutMs: 120_000 }),
+      ),
+    );
+    const failed = results.filter((result) => result.code !== 0 || result.stdout !== `${OBJECT}\n`);
+    assert.deepEqual(
+      failed.slice(0, 3).map(({ code, stderr }) => ({ code, stderr })),
+      [],
+      `${failed.length} of ${PARALLEL} failed`,
+    );
+  });
+});
+
+describe("the deadline of a call", () => {
+  test("with a locked keyring, concurrent calls all give up by the deadline with one line naming the cause", async () => {
+    const session = await startKeyringSession();
+    try {
+      assertSilentSuccess(
+        await runHelper(["store", "locked.example.com"], { env: session.env, stdin: OBJECT }),
+      );
+      await session.lockCollection();
+      const env = { ...session.env, TF_CREDENTIALS_KEYCHAIN_TIMEOUT: "3" };
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          runHelper(["get", "locked.example.com"], { env, timeoutMs: 60_000 }),
+        ),
+      );
+      // A call still blocked in the binding cannot be interrupted, so the helper ends
+      // itself with SIGKILL after writing its message (code null here, 137 in a shell).
+      for (const result of results) {
+        assert.notEqual(result.code, 0, result.stderr);
+        assert.equal(result.stdout, "");
+        assert.match(result.stderr, /^[^\n]*locked[^\n]*\n$/);
+        assert.ok(result.milliseconds < 15_000, `took ${result.milliseconds} ms`);
+      }
+      const timedOut = await runHelper(["--timeout", "2", "get", "locked.example.com"], {
+        env: session.env,
+        timeoutMs: 60_000,
+      });
+      assert.notEqual(timedOut.code, 0, timedOut.stderr);
+      assert.match(timedOut.stderr, /within 2 s/);
+      assert.ok(timedOut.milliseconds < 12_000, `took ${timedOut.milliseconds} ms`);
+    } finally {
+      await session.close();
+    }
+  });
+
+  test("a timeout that is not a positive number of seconds is refused as a usage error", async () => {
+    for (const [args, env] of [
+      [["--timeout", "0", "get", "example.com"], {}],
+      [["get", "example.com"], { TF_CREDENTIALS_KEYCHAIN_TIMEOUT: "soon" }],
+    ] as const) {
+      const result = await runHelper(args, { env: { PATH: process.env.PATH, ...env } });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /^invalid (--timeout|TF_CREDENTIALS_KEYCHAIN_TIMEOUT) /);
+    }
+  });
+});

@@ -1,0 +1,179 @@
+import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { executable, onPath } from "./find-command.ts";
+
+const execFileAsync = promisify(execFile);
+
+/** The Debian packages the Windows suite needs, for its SKIP line. */
+export const WINE_PACKAGE = "wine64";
+export const MINGW_PACKAGE = "gcc-mingw-w64-x86-64";
+const MINGW_GCC = "x86_64-w64-mingw32-gcc";
+const SOURCES = path.join(import.meta.dirname, "wine");
+
+/** A private, set-up Wine prefix whose Credential Manager the Windows build stores into. */
+export interface WinePrefix {
+  /** Environment for Windows programs run in this prefix. */
+  readonly env: Record<string, string>;
+  /** %APPDATA% of the prefix's user, as a path on this machine. */
+  readonly appData: string;
+  /** The command line that runs the Windows program `exe` (a path on this machine). */
+  command(exe: string): [string, ...string[]];
+  /**
+   * A generic credential as any Windows program reads it (CredReadW): its blob's bytes and
+   * its LastWritten time, or undefined when there is none.
+   */
+  readCredential(target: string): Promise<StoredCredential | undefined>;
+  /** Stops the prefix's wineserver and deletes the prefix. */
+  close(): Promise<void>;
+}
+
+export interface StoredCredential {
+  /** FILETIME of the last write, as a decimal string. */
+  readonly lastWritten: string;
+  readonly blob: Buffer;
+}
+
+/**
+ * Why the Windows suite cannot run on this machine, as one SKIP line that names the package
+ * to install; undefined when it can.
+ */
+export function wineMissing(): string | undefined {
+  if (findWine() === undefined) {
+    return `SKIP: wine64 is not installed, so the Windows build is not run (apt-get install ${WINE_PACKAGE})`;
+  }
+  if (onPath(MINGW_GCC) === undefined) {
+    return `SKIP: ${MINGW_GCC} is not installed, so Wine cannot be given ProcessPrng (apt-get install ${MINGW_PACKAGE})`;
+  }
+  return undefined;
+}
+
+/**
+ * Makes a Wine prefix in a temp directory, as Windows 10, with the stand-in
+ * bcryptprimitives.dll in its system32 (see test/support/wine/bcryptprimitives.c) and the
+ * credential reader compiled beside it. HOME points into the temp directory too, so Wine
+ * leaves nothing in the user's own. Takes 5-15 s: do it once per test file, and close it.
+ */
+export async function startWinePrefix(): Promise<WinePrefix> {
+  const wine = findWine();
+  if (wine === undefined) throw new Error(wineMissing());
+  const sandbox = mkdtempSync(path.join(os.tmpdir(), "tfck-wine-"));
+  const home = path.join(sandbox, "home");
+  mkdirSync(home, { mode: 0o700 });
+  const prefixDir = path.join(sandbox, "prefix");
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    LANG: "C.UTF-8",
+    HOME: home,
+    WINEPREFIX: prefixDir,
+    WINEARCH: "win64",
+    // Wine's own diagnostics would land on the helper's stderr, which the tests check.
+    WINEDEBUG: "-all",
+    // No Mono or Gecko installer and no desktop menu entries: none is needed, all take time.
+    WINEDLLOVERRIDES: "mscoree,mshtml,winemenubuilder.exe=d",
+  };
+  const run = (file: string, args: readonly string[]) =>
+    execFileAsync(file, args, { env, timeout: 60_000, encoding: "utf8" });
+  let keeper: ChildProcess | undefined;
+  const close = async () => {
+    if (keeper !== undefined && keeper.exitCode === null) {
+      const exited = new Promise((resolve) => keeper?.once("exit", resolve));
+      keeper.stdin?.end("exit\r\n");
+      await exited;
+    }
+    if (wine.server !== undefined) spawnSync(wine.server, ["-k"], { env, stdio: "ignore" });
+    rmSync(sandbox, { recursive: true, force: true });
+  };
+
+  try {
+    const reader = path.join(sandbox, "read-credential.exe");
+    const readerBuilt = run(MINGW_GCC, [
+      "-municode",
+      "-O2",
+      "-s",
+      "-o",
+      reader,
+      path.join(SOURCES, "read-credential.c"),
+      "-ladvapi32",
+    ]);
+    await runDetached(wine.loader, ["wineboot", "-i"], env);
+    // Wine's own services (services.exe, explorer.exe, ...) are started by the first program
+    // of a session, inherit its stdout and stderr, and stop a few seconds after the last
+    // program ends. Were that a helper with pipes, the test would wait for those pipes to
+    // close: ~2.5 s per call instead of ~0.1 s. A cmd.exe that waits on its stdin keeps them
+    // running, holding no pipe of ours, until close().
+    keeper = spawn(wine.loader, ["cmd"], { env, stdio: ["pipe", "ignore", "ignore"] });
+    await runDetached(wine.loader, ["winecfg", "-v", "win10"], env);
+    await run(MINGW_GCC, [
+      "-shared",
+      "-O2",
+      "-s",
+      "-o",
+      path.join(prefixDir, "drive_c/windows/system32/bcryptprimitives.dll"),
+      path.join(SOURCES, "bcryptprimitives.c"),
+      "-ladvapi32",
+    ]);
+    await readerBuilt;
+    const appDataWindows = (await run(wine.loader, ["cmd", "/c", "echo %APPDATA%"])).stdout.trim();
+    const appData = (await run(wine.loader, ["winepath", "-u", appDataWindows])).stdout.trim();
+
+    return {
+      env,
+      appData,
+      command: (exe) => [wine.loader, exe],
+      async readCredential(target) {
+        try {
+          const { stdout } = await run(wine.loader, [reader, target]);
+          const [lastWritten, hex] = stdout.trim().split(" ");
+          if (lastWritten === undefined || hex === undefined) {
+            throw new Error(`read-credential printed ${JSON.stringify(stdout)}`);
+          }
+          return { lastWritten, blob: Buffer.from(hex, "hex") };
+        } catch (error) {
+          if ((error as { code?: unknown }).code === 1) return undefined;
+          throw error;
+        }
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/**
+ * Runs a Wine program with no pipes, waiting for it to exit (not for its stdout to close:
+ * the services it starts would hold that open). Fails on a non-zero exit.
+ */
+async function runDetached(
+  file: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<void> {
+  const child = spawn(file, args, { env, stdio: "ignore", timeout: 120_000 });
+  const [code, signal] = (await once(child, "exit")) as [number | null, string | null];
+  if (code !== 0)
+    throw new Error(`${path.basename(file)} ${args.join(" ")} failed: ${code ?? signal}`);
+}
+
+interface Wine {
+  /** Starts a Windows program: `loader program.exe args...`. */
+  readonly loader: string;
+  readonly server: string | undefined;
+}
+
+/**
+ * Debian's wine64 package puts its loader in /usr/lib/wine, not on PATH (the `wine` package
+ * adds the wrappers on PATH); other systems have `wine64` or `wine` on PATH.
+ */
+function findWine(): Wine | undefined {
+  const loader = onPath("wine64") ?? onPath("wine") ?? executable("/usr/lib/wine/wine64");
+  if (loader === undefined) return undefined;
+  const server =
+    executable(path.join(path.dirname(realpathSync(loader)), "wineserver")) ?? onPath("wineserver");
+  return { loader, server };
+}

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { protocolCall } from "../../../src/cli/protocol-call.ts";
+import { DEFAULT_SERVICE } from "../../../src/cli/options.ts";
+
+describe("protocolCall: the command lines Terraform runs, without commander", () => {
+  test("a bare verb and hostname", () => {
+    assert.deepEqual(protocolCall(["get", "app.terraform.io"]), {
+      verb: "get",
+      hostname: "app.terraform.io",
+      options: { service: DEFAULT_SERVICE, backend: "keychain" },
+    });
+  });
+
+  test("options before the verb, spaced or with =, in any order, the last one winning", () => {
+    assert.deepEqual(
+      protocolCall(["--backend=pass", "--service", "a", "--service=work", "store", "h.example"]),
+      { verb: "store", hostname: "h.example", options: { service: "work", backend: "pass" } },
+    );
+  });
+
+  test("--timeout is read too, so a deadline in the CLI config's args keeps the fast path", () => {
+    assert.deepEqual(protocolCall(["--timeout", "7.5", "get", "h.example"]), {
+      verb: "get",
+      hostname: "h.example",
+      options: { service: DEFAULT_SERVICE, backend: "keychain", timeout: 7.5 },
+    });
+  });
+
+  const others: readonly (readonly string[])[] = [
+    [],
+    ["get"],
+    ["get", "h", "extra"],
+    ["Get", "h"],
+    ["list"],
+    ["--version"],
+    ["get", "--help"],
+    ["get", "-h"],
+    ["--service", "get", "h"],
+    ["--service", "--backend", "pass", "get", "h"],
+    ["--service=", "get", "h"],
+    ["--service", "bad name", "get", "h"],
+    ["--backend", "vault", "forget", "h"],
+    ["--unknown", "get", "h"],
+    ["get", "h", "--service", "x"],
+    ["--", "get", "h"],
+    ["--timeout", "0", "get", "h"],
+    ["--timeout=soon", "get", "h"],
+  ];
+  for (const argv of others) {
+    test(`leaves ${JSON.stringify(argv)} to commander`, () => {
+      assert.equal(protocolCall(argv), undefined);
+    });
+  }
+});
