@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's one test command (`npm test`): static checks and unit tests, then the built
 # executable against a real gnome-keyring and a real `pass`, then end-to-end tests with the
-# real terraform.
+# real terraform. Ends with one summary line per suite.
 #   bash scripts/test.sh [static|unit|integration|e2e]...   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,12 +9,43 @@ cd "$(dirname "$0")/.."
 suites=("$@")
 [[ ${#suites[@]} -gt 0 ]] || suites=(static unit integration e2e)
 
+# The programs the integration and e2e suites run, each with the Debian package that has it.
+# Checked before anything runs: a missing one would otherwise cancel dozens of tests with
+# the one useful line buried in thousands.
+declare -A package_of=(
+  [dbus-daemon]=dbus [dbus-send]=dbus [gnome-keyring-daemon]=gnome-keyring
+  [secret-tool]=libsecret-tools [pass]=pass [gpg]=gnupg [gpg-agent]=gnupg [openssl]=openssl
+)
+needs_system=0
+for suite in "${suites[@]}"; do
+  [[ "$suite" == integration || "$suite" == e2e ]] && needs_system=1
+done
+if [[ $needs_system == 1 ]]; then
+  declare -A missing=()
+  for program in "${!package_of[@]}"; do
+    command -v "$program" >/dev/null 2>&1 || missing[${package_of[$program]}]=1
+  done
+  if [[ ${#missing[@]} -gt 0 ]]; then
+    packages="${!missing[*]}"
+    echo "missing apt packages for the integration and e2e tests: $packages; install them with: sudo apt-get install $packages" >&2
+    exit 1
+  fi
+fi
+
+summary=()
+failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
 for suite in "${suites[@]}"; do
   if [[ "$suite" == static ]]; then
     echo "== type check, lint, format"
-    npx tsc --noEmit
-    npx eslint .
-    npx prettier --check --log-level warn .
+    if npx tsc --noEmit && npx eslint . && npx prettier --check --log-level warn .; then
+      summary+=("static: passed")
+    else
+      summary+=("static: FAILED")
+      failed=1
+    fi
     continue
   fi
   mapfile -t files < <(find "test/$suite" -name '*.test.ts' | sort)
@@ -26,5 +57,19 @@ for suite in "${suites[@]}"; do
   fi
   echo "== $suite tests (${#files[@]} files)"
   # One file at a time: each integration file starts its own private keyring session.
-  node --import tsx --test --test-concurrency=1 "${files[@]}"
+  status=0
+  node --import tsx --test --test-concurrency=1 "${files[@]}" | tee "$log" || status=$?
+  count() { awk -v key="$1" '$1 == "#" && $2 == key { n = $3 } END { print n + 0 }' "$log"; }
+  line="$suite: $(count pass) passed, $(count fail) failed, $(count skipped) skipped"
+  [[ $(count todo) == 0 ]] || line+=", $(count todo) todo"
+  [[ $(count cancelled) == 0 ]] || line+=", $(count cancelled) cancelled"
+  if [[ $status != 0 ]]; then
+    line+=" (exit $status)"
+    failed=1
+  fi
+  summary+=("$line")
 done
+
+echo "== summary"
+printf '%s\n' "${summary[@]}"
+exit "$failed"

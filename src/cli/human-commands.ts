@@ -1,4 +1,5 @@
 import { CliError } from "../errors.ts";
+import { commandLine, storeName } from "./command-line.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import type { Io } from "./io.ts";
 import { DEFAULT_SERVICE, type GlobalOptions } from "./options.ts";
@@ -40,6 +41,7 @@ export function humanHandlers(
             `        ${config.file} is a symlink: its target ${config.linkTarget} ${would}edited`,
           );
       }
+      for (const note of plan.notes ?? []) say(`note: ${note}`);
       if (dryRun) {
         say("the block:");
         for (const line of plan.block.trimEnd().split("\n")) say(`  ${line}`);
@@ -47,19 +49,27 @@ export function humanHandlers(
         return;
       }
       applyInstall(plan);
-      say('next: "terraform login HOST" (or "tofu login HOST") stores the token in the keychain;');
-      say(`      "${plan.helper.target} import" moves tokens already in credentials.tfrc.json;`);
-      say(`      "${plan.helper.target} doctor" checks the set-up`);
+      // Each next step names the installed file and the same options, so it runs as printed.
+      const next = (command: string) =>
+        commandLine([plan.helper.target, ...helperArgs(options), command]);
+      say(
+        `next: "terraform login HOST" (or "tofu login HOST") stores the token in ${storeName(options.backend)};`,
+      );
+      say(`      "${next("import")}" moves tokens already in credentials.tfrc.json;`);
+      say(`      "${next("doctor")}" checks the set-up`);
     },
 
-    async uninstall(_options, { dryRun }) {
+    async uninstall(options, { force, dryRun }) {
       const { planUninstall, applyUninstall } = await import("../commands/install.ts");
-      const plan = planUninstall(io);
+      const plan = planUninstall(io, force);
       const would = dryRun ? "would be " : "";
+      const { target, present, keptFor } = plan.helper;
       say(
-        plan.helper.present
-          ? `helper: ${plan.helper.target} ${would}removed`
-          : `helper: ${plan.helper.target} not installed`,
+        !present
+          ? `helper: ${target} not installed`
+          : keptFor
+            ? `helper: ${target} ${dryRun ? "would be " : ""}kept: ${keptFor.join(", ")} still names it ("uninstall --force" removes it anyway)`
+            : `helper: ${target} ${would}removed`,
       );
       for (const config of plan.configs) {
         say(
@@ -77,7 +87,9 @@ export function humanHandlers(
         return;
       }
       applyUninstall(plan);
-      say("the tokens stay in the keychain: forget them first if you no longer want them");
+      say(
+        `the tokens stay in ${storeName(options.backend)}: forget them first if you no longer want them`,
+      );
     },
 
     async import(options, { keep }) {
@@ -94,7 +106,10 @@ export function humanHandlers(
       for (const result of results) {
         if (result.outcome === "failed")
           say(`failed: ${result.host} (stays in ${result.file}): ${result.reason ?? ""}`);
-        else say(`${result.outcome}: ${result.host} from ${result.file} into the keychain`);
+        else
+          say(
+            `${result.outcome}: ${result.host} from ${result.file} into ${storeName(options.backend)}`,
+          );
       }
       const failures = results.filter((result) => result.outcome === "failed").length;
       if (failures > 0)

@@ -25,13 +25,14 @@ export interface VerbHandlers {
 /** The commands for people, beside the protocol verbs; they never change what the verbs do. */
 export interface HumanHandlers {
   install(options: GlobalOptions, flags: { force: boolean; dryRun: boolean }): Promise<void>;
-  uninstall(options: GlobalOptions, flags: { dryRun: boolean }): Promise<void>;
+  uninstall(options: GlobalOptions, flags: { force: boolean; dryRun: boolean }): Promise<void>;
   import(options: GlobalOptions, flags: { keep: boolean }): Promise<void>;
   list(options: GlobalOptions, flags: { json: boolean }): Promise<void>;
   doctor(options: GlobalOptions): Promise<void>;
 }
 
 const PROTOCOL_VERBS = "get, store or forget";
+const HUMAN_COMMANDS = "install, uninstall, import, list or doctor";
 
 /**
  * The command line. Terraform runs `<executable> [args...] VERB HOSTNAME`, with the block's
@@ -46,7 +47,7 @@ export function buildProgram(
     .description(
       "A Terraform and OpenTofu credentials helper that keeps API tokens in the operating system's keychain.",
     )
-    .usage("[options] <verb> <hostname>")
+    .usage("[options] get|store|forget <hostname>  |  [options] <command>")
     .version(version, "-v, --version", "print the version")
     .helpOption("-h, --help", "print this help")
     .option(
@@ -91,7 +92,10 @@ Terraform or OpenTofu runs this program as a credentials helper:
     .argument("[arguments...]")
     .action((verb: string | undefined) => {
       throw verb === undefined
-        ? new CliError(`missing verb: expected ${PROTOCOL_VERBS} and a hostname`, ExitCode.Usage)
+        ? new CliError(
+            `missing command: Terraform runs get, store or forget HOSTNAME; people run ${HUMAN_COMMANDS} (see --help)`,
+            ExitCode.Usage,
+          )
         : new CliError(
             `unknown verb ${quote(verb)}: expected ${PROTOCOL_VERBS} (verbs are case-sensitive)`,
             ExitCode.Usage,
@@ -114,6 +118,8 @@ Terraform or OpenTofu runs this program as a credentials helper:
       });
   }
 
+  program.commandsGroup("Commands for people:");
+  program.helpCommand("help [command]", "print this help, or a command's");
   program
     .command("install")
     .description(
@@ -129,14 +135,20 @@ Terraform or OpenTofu runs this program as a credentials helper:
     });
   program
     .command("uninstall")
-    .description("remove the installed executable and the credentials_helper block")
+    .description(
+      "remove the credentials_helper block, and the installed executable once no other CLI config names it",
+    )
+    .option("--force", "remove the executable even when another CLI config still names it")
     .option("--dry-run", "print what would be done and change nothing")
-    .action(async (flags: { dryRun?: boolean }, command: Command) => {
-      await handlers.uninstall(globalOptions(command), { dryRun: flags.dryRun === true });
+    .action(async (flags: { force?: boolean; dryRun?: boolean }, command: Command) => {
+      await handlers.uninstall(globalOptions(command), {
+        force: flags.force === true,
+        dryRun: flags.dryRun === true,
+      });
     });
   program
     .command("import")
-    .description("move the tokens in credentials.tfrc.json into the keychain")
+    .description("move the tokens in credentials.tfrc.json into the store --backend selects")
     .option("--keep", "copy them and leave credentials.tfrc.json as it is")
     .action(async (flags: { keep?: boolean }, command: Command) => {
       await handlers.import(globalOptions(command), { keep: flags.keep === true });

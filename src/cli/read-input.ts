@@ -19,7 +19,7 @@ export async function readInput(
   }
   if (total > maxBytes) {
     throw new CliError(
-      `${source} is larger than ${maxBytes} bytes: a credentials object is a few hundred`,
+      `${source} is larger than ${maxBytes} bytes, where a credentials object takes a few hundred: nothing was stored.`,
     );
   }
   try {

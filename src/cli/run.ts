@@ -88,8 +88,13 @@ function report(
   }
   if (isCommanderError(error)) {
     // Commander has already written its message (or the help/version text).
+    // `help` exits through "commander.help", `--help` through "helpDisplayed". The former's
+    // exitCode copies process.exitCode, which is not ours to read: every command here has
+    // an action, so commander never shows help as an error.
     const shownOnRequest =
-      error.code === "commander.helpDisplayed" || error.code === "commander.version";
+      error.code === "commander.helpDisplayed" ||
+      error.code === "commander.version" ||
+      error.code === "commander.help";
     return shownOnRequest ? ExitCode.Ok : ExitCode.Usage;
   }
   const system = systemErrorMessage(error);

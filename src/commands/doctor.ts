@@ -10,6 +10,8 @@ import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, type Machine } from "./install.ts";
 import { readTextIfExists } from "../files.ts";
 import { outputOf } from "../processes.ts";
+import { commandLine, storeName } from "../cli/command-line.ts";
+import { renderCredentialsHelper } from "../terraform/cli-config.ts";
 
 export interface Check {
   readonly status: "ok" | "warn" | "fail";
@@ -33,28 +35,54 @@ export async function runDoctor(
   const checks: Check[] = [];
 
   checks.push(...(await storeChecks(io, options, openStore)));
-  checks.push(
-    await installationCheck(io, version, locations.helperInstallPath, locations.pluginDirs),
-  );
 
-  // Read once: the config check and the shadow check both look into these files.
+  // Read once: the config, install and shadow checks all look into these files.
   const configFiles = new Map(
     [locations.terraformConfigFile, locations.tofuConfigFile].map((file) => [
       file,
       readTextIfExists(file),
     ]),
   );
+  // A block already in place keeps its args: install with other args would be refused, and
+  // --force would drop them (a profile's --service).
+  const blockArgs = [...configFiles.values()]
+    .map((text) => (text === undefined ? undefined : ourBlockArgs(text)))
+    .find((args) => args !== undefined);
+  const installation = await installationCheck(
+    io,
+    version,
+    locations.helperInstallPath,
+    locations.pluginDirs,
+    blockArgs ?? helperArgs,
+  );
+  checks.push(installation);
+  // Fixes name a file that runs as printed: the installed helper once it runs, else this one
+  // (the plugin directory is not on PATH, so a bare name would not be found).
+  const executable = installation.status === "fail" ? io.execPath : locations.helperInstallPath;
+  const runnable = (...words: string[]) => commandLine([executable, ...helperArgs, ...words]);
+
   for (const [file, text] of configFiles) {
     const tools = [
       file === locations.terraformConfigFile ? "Terraform" : undefined,
       file === locations.tofuConfigFile ? "OpenTofu" : undefined,
     ].filter(Boolean);
-    checks.push(configCheck(file, text, tools.join(" and "), helperArgs));
+    checks.push(configCheck(file, text, tools.join(" and "), helperArgs, runnable, executable));
   }
 
   if (locations.configFileFromEnv)
     checks.push(configFromEnvCheck(io, locations.terraformConfigFile));
-  checks.push(shadowCheck(io.env, locations.credentialsFiles, configFiles));
+  else {
+    const hidden = hiddenTofurcCheck(io, locations.tofuConfigFile);
+    if (hidden) checks.push(hidden);
+  }
+  checks.push(
+    shadowCheck(
+      io.env,
+      locations.credentialsFiles,
+      configFiles,
+      `"${runnable("import")}" moves credentials.tfrc.json into ${storeName(options.backend)}`,
+    ),
+  );
   return checks;
 }
 
@@ -83,7 +111,17 @@ async function storeChecks(
   );
   const chosen = probes[options.backend];
   const title = `store --backend ${options.backend} (service "${options.service}")`;
-  const storesHere: Check = { status: "ok", title: "stores on this machine", details: available };
+  // "ok" only when some store works; when none does, pass is the one that works anywhere,
+  // so its fix is the one given.
+  const noneWorks = Object.values(probes).every((probe) => probe.status === "fail");
+  const storesHere: Check = noneWorks
+    ? {
+        status: "fail",
+        title: "no store works on this machine",
+        details: available,
+        ...(pass.fix ? { fix: pass.fix } : {}),
+      }
+    : { status: "ok", title: "stores on this machine", details: available };
   if (!chosen.safeToOpen) {
     return [
       storesHere,
@@ -118,6 +156,7 @@ async function installationCheck(
   version: string,
   target: string,
   pluginDirs: readonly string[],
+  helperArgs: readonly string[],
 ): Promise<Check> {
   const copies = pluginDirs.flatMap((dir) => helperFilesIn(dir));
   const installed = await versionOf(target, io.env);
@@ -131,7 +170,7 @@ async function installationCheck(
       status: "fail",
       title: `not installed: ${target} is missing or does not run`,
       details,
-      fix: `run "${io.execPath} install"`,
+      fix: `run "${commandLine([io.execPath, ...helperArgs, "install"])}"`,
     };
   }
   if (installed !== version) {
@@ -139,7 +178,7 @@ async function installationCheck(
       status: "warn",
       title: `installed ${target} is version ${installed}, this one is ${version}`,
       details,
-      fix: `run "${io.execPath} install" to replace it`,
+      fix: `run "${commandLine([io.execPath, ...helperArgs, "install"])}" to replace it`,
     };
   }
   return {
@@ -154,8 +193,13 @@ function configCheck(
   text: string | undefined,
   tools: string,
   helperArgs: readonly string[],
+  runnable: (...words: string[]) => string,
+  executable: string,
 ): Check {
-  const fix = `run "terraform-credentials-keychain install", or add: credentials_helper "${HELPER_BLOCK_NAME}" {}`;
+  const block = renderCredentialsHelper(HELPER_BLOCK_NAME, helperArgs)
+    .trimEnd()
+    .replace(/\n\s*/g, " ");
+  const fix = `run "${runnable("install")}", or add: ${block}`;
   if (text === undefined) {
     return {
       status: "fail",
@@ -181,7 +225,7 @@ function configCheck(
       status: "fail",
       title: `CLI config ${file} (${tools}) has no credentials_helper "${HELPER_BLOCK_NAME}" block`,
       details: other ? [`it names the helper "${other.name}" instead`] : [],
-      fix: other ? `run "terraform-credentials-keychain install --force"` : fix,
+      fix: other ? `run "${runnable("install", "--force")}"` : fix,
     };
   }
   const args = ours.args ?? [];
@@ -192,7 +236,7 @@ function configCheck(
       details: [
         `this check ran with ${JSON.stringify(helperArgs)}: Terraform sees a different set of entries`,
       ],
-      fix: "run doctor with the same options as the block's args, or install again with the options you want",
+      fix: `run "${commandLine([executable, ...args, "doctor"])}" to check what Terraform sees, or install again with the options you want`,
     };
   }
   return {
@@ -223,11 +267,29 @@ function configFromEnvCheck(io: Machine, chosen: string): Check {
   };
 }
 
+/**
+ * OpenTofu reads $XDG_CONFIG_HOME/opentofu/tofurc only while neither ~/.tofurc nor
+ * ~/.terraformrc exists: a user's tofurc silently stops counting once one of them appears.
+ */
+function hiddenTofurcCheck(io: Machine, tofuConfigFile: string): Check | undefined {
+  const xdg = io.env.XDG_CONFIG_HOME;
+  if (io.platform === "win32" || xdg === undefined || xdg === "") return undefined;
+  const tofurc = path.posix.join(xdg, "opentofu", "tofurc");
+  if (tofurc === tofuConfigFile || readTextIfExists(tofurc) === undefined) return undefined;
+  return {
+    status: "warn",
+    title: `OpenTofu does not read ${tofurc}: ${tofuConfigFile} exists, and OpenTofu reads that instead`,
+    details: [],
+    fix: `merge ${tofurc} into ${tofuConfigFile}, or remove ${tofuConfigFile} and install again`,
+  };
+}
+
 /** Hosts whose token comes from somewhere that wins over the helper (Terraform ≥ 1.2). */
 function shadowCheck(
   env: Readonly<Record<string, string | undefined>>,
   credentialsFiles: readonly string[],
   configFiles: ReadonlyMap<string, string | undefined>,
+  importHint: string,
 ): Check {
   const details: string[] = [];
   for (const name of Object.keys(env)) {
@@ -268,7 +330,7 @@ function shadowCheck(
         status: "warn",
         title: "these hosts do not use the helper",
         details,
-        fix: '"terraform-credentials-keychain import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks',
+        fix: `${importHint}; unset the variables; remove the credentials blocks`,
       };
 }
 
@@ -283,6 +345,16 @@ function hostOfTokenVariable(name: string): string {
     return normalizeHostname(raw);
   } catch {
     return raw;
+  }
+}
+
+/** The args of our credentials_helper block in a CLI config's text, if it has one. */
+function ourBlockArgs(text: string): readonly string[] | undefined {
+  try {
+    const ours = findCredentialsHelpers(text).find((helper) => helper.name === HELPER_BLOCK_NAME);
+    return ours === undefined ? undefined : (ours.args ?? []);
+  } catch {
+    return undefined; // Reported by the config check.
   }
 }
 

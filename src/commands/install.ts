@@ -2,6 +2,7 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
@@ -11,6 +12,7 @@ import path from "node:path";
 import { CliError } from "../errors.ts";
 import {
   addCredentialsHelper,
+  findCredentialsHelpers,
   removeCredentialsHelper,
   renderCredentialsHelper,
 } from "../terraform/cli-config.ts";
@@ -45,6 +47,8 @@ export interface InstallPlan {
   };
   readonly block: string;
   readonly configs: readonly ConfigChange[];
+  /** What install leaves undone and why, with what to do; absent when there is nothing. */
+  readonly notes?: readonly string[];
 }
 
 export function locationsOf(machine: Machine): TerraformLocations {
@@ -67,12 +71,17 @@ export function planInstall(
     );
   }
   const locations = locationsOf(machine);
+  const notes = openTofuTakeover(machine, locations)
+    ? [
+        `Terraform not set up: creating ${locations.terraformConfigFile} would make OpenTofu stop reading ${locations.tofuConfigFile}; for Terraform set TF_CLI_CONFIG_FILE=${locations.tofuConfigFile}`,
+      ]
+    : [];
   const target = locations.helperInstallPath;
   const source = machine.execPath;
   let change: InstallPlan["helper"]["change"] = "installed";
   if (existsSync(target)) change = sameContent(source, target) ? "unchanged" : "updated";
 
-  const configs = configFiles(locations).map(({ file, tools }): ConfigChange => {
+  const configs = configFiles(locations, notes.length > 0).map(({ file, tools }): ConfigChange => {
     const link = linkTargetOf(file);
     const before = readTextIfExists(link ?? file) ?? "";
     const result = addCredentialsHelper(before, HELPER_BLOCK_NAME, helperArgs, { force });
@@ -85,6 +94,7 @@ export function planInstall(
     helper: { source, target, change },
     block: renderCredentialsHelper(HELPER_BLOCK_NAME, helperArgs),
     configs,
+    ...(notes.length > 0 ? { notes } : {}),
   };
 }
 
@@ -99,12 +109,17 @@ export function applyInstall(plan: InstallPlan): void {
 }
 
 export interface UninstallPlan {
-  readonly helper: { readonly target: string; readonly present: boolean };
+  readonly helper: {
+    readonly target: string;
+    readonly present: boolean;
+    /** Other CLI configs that still run the helper: the executable stays for them. */
+    readonly keptFor?: readonly string[];
+  };
   readonly configs: readonly ConfigChange[];
 }
 
 /** What `uninstall` would do: remove the plugin file and our block, keeping the rest of each file. */
-export function planUninstall(machine: Machine): UninstallPlan {
+export function planUninstall(machine: Machine, force = false): UninstallPlan {
   const locations = locationsOf(machine);
   const configs = configFiles(locations).map(({ file, tools }): ConfigChange => {
     const link = linkTargetOf(file);
@@ -117,17 +132,76 @@ export function planUninstall(machine: Machine): UninstallPlan {
       : { file, tools, change: "unchanged", ...linked };
   });
   const target = locations.helperInstallPath;
-  return { helper: { target, present: existsSync(target) }, configs };
+  const present = existsSync(target);
+  const edited = new Set(configs.map((config) => config.file));
+  const keptFor =
+    present && !force
+      ? otherConfigFiles(machine).filter((file) => !edited.has(file) && namesOurHelper(file))
+      : [];
+  return {
+    helper: { target, present, ...(keptFor.length > 0 ? { keptFor } : {}) },
+    configs,
+  };
 }
 
 export function applyUninstall(plan: UninstallPlan): void {
-  if (plan.helper.present) rmSync(plan.helper.target, { force: true });
+  if (plan.helper.present && plan.helper.keptFor === undefined)
+    rmSync(plan.helper.target, { force: true });
   applyConfigChanges(plan.configs);
+}
+
+/**
+ * The CLI configs this machine's tools may read besides the chosen one: the default files,
+ * and the profiles the README suggests (~/.terraformrc-work, ~/.tofurc-personal, ...).
+ */
+function otherConfigFiles(machine: Machine): string[] {
+  const { TF_CLI_CONFIG_FILE: _file, TERRAFORM_CONFIG: _legacy, ...env } = machine.env;
+  const defaults = locationsOf({ ...machine, env });
+  const xdg = env.XDG_CONFIG_HOME;
+  let profiles: string[] = [];
+  try {
+    profiles = readdirSync(machine.homedir)
+      .filter((name) => /^\.(terraformrc|tofurc)/.test(name))
+      .map((name) => path.join(machine.homedir, name));
+  } catch {
+    // No readable HOME: only the default files are looked at.
+  }
+  return [
+    ...new Set([
+      defaults.terraformConfigFile,
+      defaults.tofuConfigFile,
+      ...(xdg ? [path.join(xdg, "opentofu", "tofurc")] : []),
+      ...profiles.sort(),
+    ]),
+  ];
+}
+
+/** Whether a CLI config has our credentials_helper block; unreadable text counts as yes. */
+function namesOurHelper(file: string): boolean {
+  let text: string | undefined;
+  try {
+    text = readTextIfExists(file);
+  } catch {
+    return false; // A directory or an unreadable file is no CLI config.
+  }
+  if (text === undefined) return false;
+  try {
+    return findCredentialsHelpers(text).some((helper) => helper.name === HELPER_BLOCK_NAME);
+  } catch {
+    return /credentials_helper\s+"?keychain"?/.test(text);
+  }
 }
 
 function applyConfigChanges(configs: readonly ConfigChange[]): void {
   for (const config of configs) {
     if (config.text === undefined) continue;
+    // A file that held only our block (install created it) goes: an empty ~/.terraformrc
+    // would still keep OpenTofu from its own tofurc. A symlinked one belongs to a dotfile
+    // manager and is only emptied.
+    if (config.change === "removed" && config.text === "" && config.linkTarget === undefined) {
+      rmSync(config.file, { force: true });
+      continue;
+    }
     const file = config.linkTarget ?? config.file;
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     // A CLI config may hold tokens in credentials blocks: a new one is private.
@@ -170,10 +244,31 @@ function lstatSafe(file: string) {
   }
 }
 
-/** The CLI config files to edit, each once, with the tools that read it. */
+/**
+ * True when OpenTofu reads a file of its own (its XDG tofurc) that it would stop reading
+ * once Terraform's file exists: OpenTofu takes $XDG_CONFIG_HOME/opentofu/tofurc only while
+ * neither ~/.tofurc nor ~/.terraformrc exists (internal/command/cliconfig/config_unix.go).
+ */
+function openTofuTakeover(machine: Machine, locations: TerraformLocations): boolean {
+  const terraformFile = locations.terraformConfigFile;
+  if (locations.tofuConfigFile === terraformFile || existsSync(terraformFile)) return false;
+  if (!existsSync(locations.tofuConfigFile)) return false;
+  const after = terraformLocations({
+    ...machine,
+    exists: (file) => file === terraformFile || existsSync(file),
+  });
+  return after.tofuConfigFile !== locations.tofuConfigFile;
+}
+
+/**
+ * The CLI config files to edit, each once, with the tools that read it. With
+ * `openTofuOnly`, Terraform's file is left out (see openTofuTakeover).
+ */
 function configFiles(
   locations: TerraformLocations,
+  openTofuOnly = false,
 ): Array<{ file: string; tools: ConfigChange["tools"] }> {
+  if (openTofuOnly) return [{ file: locations.tofuConfigFile, tools: ["OpenTofu"] }];
   // OpenTofu reads ~/.terraformrc while it has no file of its own; once install has written
   // ~/.terraformrc, that is where OpenTofu's default would point.
   const tofuFile = locations.tofuConfigFile;

@@ -25,9 +25,17 @@ export async function get(store: CredentialStore, host: Hostname): Promise<strin
 /**
  * `store`: validates the whole of `input` before touching the store, so bad input leaves
  * what was stored before exactly as it was; then replaces the entry with the object as sent.
+ * The empty object is refused: it is what `get` prints when nothing is stored.
  */
 export async function store(store: CredentialStore, host: Hostname, input: string): Promise<void> {
   const object = parseCredentialsObject(input, "the credentials object on stdin");
+  // `get` answers {} for "no credentials": an entry holding {} would read as none while
+  // `list` and `doctor` count the host, so {} is refused and forget named instead.
+  if (Object.keys(JSON.parse(object) as object).length === 0) {
+    throw new CliError(
+      `the credentials object on stdin is empty ({}), which get prints for "no credentials": nothing was stored; "forget ${host}" deletes them`,
+    );
+  }
   await store.store(host, object);
 }
 

@@ -149,8 +149,7 @@ class AmbiguousEntry extends CliError {
   }
 }
 
-const HEADLESS_ADVICE =
-  "On a headless machine (SSH, CI, containers, WSL) use the pass store instead: add --backend pass to the helper's args.";
+const HEADLESS_ADVICE = "on a headless machine add --backend pass to the helper's args";
 
 /**
  * Turns the binding's error into one paragraph that says what is wrong and what to do.
@@ -163,25 +162,27 @@ function keychainError(action: string, error: unknown): CliError {
 
 /** Exported for unit tests: maps a binding message to advice. */
 export function describeKeychainProblem(detail: string): string {
+  // Recognised problems get one short line; the binding's own text stays in the error's
+  // cause, which TF_CREDENTIALS_KEYCHAIN_DEBUG=1 prints.
   if (
     /DBUS_SESSION_BUS_ADDRESS|autolaunch|Failed to connect to (socket|address)|Connection refused/i.test(
       detail,
     )
   ) {
-    return `no D-Bus session bus is reachable (${detail}). The Secret Service (GNOME Keyring, KWallet, KeePassXC) is reached through the session bus: log in to a desktop session, or start one with "dbus-run-session" and "gnome-keyring-daemon --unlock". ${HEADLESS_ADVICE}`;
+    return `no D-Bus session bus: log in to a desktop session or use "dbus-run-session"; ${HEADLESS_ADVICE}`;
   }
   if (
     /ServiceUnknown|not provided by any \.service files|org\.freedesktop\.secrets|NoReply|Did not receive a reply/i.test(
       detail,
     )
   ) {
-    return `no Secret Service answers on the D-Bus session bus (${detail}). Install and start GNOME Keyring (gnome-keyring), KWallet or KeePassXC with its Secret Service integration enabled. ${HEADLESS_ADVICE}`;
+    return `no Secret Service on the D-Bus session bus: start gnome-keyring, KWallet or KeePassXC; ${HEADLESS_ADVICE}`;
   }
   if (/locked|unlock|prompt/i.test(detail)) {
-    return `the keyring is locked and could not be unlocked (${detail}). Unlock it (for example in Seahorse, or with "gnome-keyring-daemon --unlock" on a console) and try again.`;
+    return 'the keyring is locked: unlock it (Seahorse, or "gnome-keyring-daemon --unlock") and try again';
   }
   if (/no such object|collection/i.test(detail)) {
-    return `the keyring has no default collection (${detail}). Create one (for example a "login" keyring in Seahorse) and try again.`;
+    return 'the keyring has no default collection: create one (a "login" keyring in Seahorse) and try again';
   }
   return `${detail}.`;
 }

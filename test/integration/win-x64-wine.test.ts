@@ -201,7 +201,9 @@ if (missing !== undefined) {
 
       assertCleanSuccess(await helper(["uninstall"]));
       assert.equal(existsSync(plugin), false);
-      assert.doesNotMatch(readFileSync(terraformRc, "utf8"), /credentials_helper/);
+      // terraform.rc held only the block install wrote: uninstall removes it rather than leave
+      // an empty file that would still decide which file OpenTofu reads.
+      assert.equal(existsSync(terraformRc), false);
     });
   });
 }

@@ -70,7 +70,7 @@ test("refuses input one byte above the cap, after reading it all", async () => {
     assert.ok(error instanceof CliError);
     assert.equal(
       error.message,
-      `${SOURCE} is larger than 10 bytes: a credentials object is a few hundred`,
+      `${SOURCE} is larger than 10 bytes, where a credentials object takes a few hundred: nothing was stored.`,
     );
     return true;
   });

@@ -178,7 +178,7 @@ describe("store", () => {
     assertFailure(
       outcome,
       ExitCode.Failure,
-      `the credentials object on stdin is larger than ${MAX_CREDENTIALS_BYTES} bytes: a credentials object is a few hundred\n`,
+      `the credentials object on stdin is larger than ${MAX_CREDENTIALS_BYTES} bytes, where a credentials object takes a few hundred: nothing was stored.\n`,
     );
     assert.equal(outcome.io.stdinDrained, true);
     assert.equal(h.storeFor(DEFAULT_SERVICE).entries.get(HOST), '{"token":"earlier"}');
@@ -289,6 +289,9 @@ describe("--service", () => {
   });
 });
 
+const MISSING_COMMAND =
+  "missing command: Terraform runs get, store or forget HOSTNAME; people run install, uninstall, import, list or doctor (see --help)\n";
+
 describe("usage errors", () => {
   // Not "list": a later version may add it as a command for people.
   for (const verb of ["erase", "Get", "GET", "STORE", "Forget", "delete", "add"]) {
@@ -321,20 +324,12 @@ describe("usage errors", () => {
 
   test("no verb at all exits 2 with one line", async () => {
     const outcome = await createHarness().invoke([]);
-    assertFailure(
-      outcome,
-      ExitCode.Usage,
-      "missing verb: expected get, store or forget and a hostname\n",
-    );
+    assertFailure(outcome, ExitCode.Usage, MISSING_COMMAND);
   });
 
   test("only options and no verb exits 2 with one line", async () => {
     const outcome = await createHarness().invoke(["--service", "work"]);
-    assertFailure(
-      outcome,
-      ExitCode.Usage,
-      "missing verb: expected get, store or forget and a hostname\n",
-    );
+    assertFailure(outcome, ExitCode.Usage, MISSING_COMMAND);
   });
 
   for (const verb of ["get", "store", "forget"]) {
@@ -387,6 +382,47 @@ describe("help and version", () => {
       assert.deepEqual(h.opened, []);
     });
   }
+
+  test("--help keeps the protocol verbs apart from the commands for people", async () => {
+    const { stdout } = await createHarness().invoke(["--help"]);
+    const usage = stdout.split("\n")[0] ?? "";
+    assert.ok(!usage.includes("<verb> <hostname>"), usage);
+    assert.match(usage, /get\|store\|forget <hostname>/);
+    assert.match(usage, /<command>/);
+    const protocolAt = stdout.indexOf("Protocol verbs (run by Terraform):");
+    const humanAt = stdout.indexOf("Commands for people:");
+    assert.ok(protocolAt >= 0 && humanAt > protocolAt, stdout);
+    const protocolSection = stdout.slice(protocolAt, humanAt);
+    const humanSection = stdout.slice(humanAt);
+    for (const verb of ["get", "store", "forget"]) {
+      assert.match(protocolSection, new RegExp(`^  ${verb} `, "m"));
+    }
+    for (const command of ["install", "uninstall", "import", "list", "doctor"]) {
+      assert.doesNotMatch(protocolSection, new RegExp(`^  ${command}\\b`, "m"));
+      assert.match(humanSection, new RegExp(`^  ${command}\\b`, "m"));
+    }
+  });
+
+  test("help prints the same help on stdout and exits 0", async () => {
+    const h = createHarness();
+    const [help, flag] = [await h.invoke(["help"]), await h.invoke(["--help"])];
+    assert.deepEqual([help.code, help.stderr], [0, ""]);
+    assert.equal(help.stdout, flag.stdout);
+  });
+
+  test("help COMMAND prints that command's help", async () => {
+    const outcome = await createHarness().invoke(["help", "install"]);
+    assert.equal(outcome.code, 0);
+    assert.match(outcome.stdout, /^Usage: terraform-credentials-keychain install /);
+  });
+
+  test("no arguments points at --help and the commands for people, in one short line", async () => {
+    const outcome = await createHarness().invoke([]);
+    assert.equal(outcome.code, ExitCode.Usage);
+    assert.ok(outcome.stderr.includes("--help"));
+    assert.ok(outcome.stderr.includes("install"));
+    assert.ok(outcome.stderr.length < 200, outcome.stderr);
+  });
 
   test("a verb's --help prints its usage on stdout and exits 0", async () => {
     const outcome = await createHarness().invoke(["get", "--help"]);

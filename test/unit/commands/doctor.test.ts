@@ -22,15 +22,16 @@ const EXEC_PATH = "/opt/tfck/terraform-credentials-keychain";
 const SECRET = "SECRET-zzzz.atlasv1.9999";
 const BLOCK = 'credentials_helper "keychain" {}\n';
 const DEFAULT_OPTIONS: GlobalOptions = { service: DEFAULT_SERVICE, backend: "keychain" };
-const SHADOW_FIX =
-  '"terraform-credentials-keychain import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks';
+/** The fixes name the installed helper by its full path: the plugin directory is not on PATH. */
+const shadowFix = (box: Sandbox) =>
+  `"${box.plugin} import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks`;
 const NO_SHADOW: Check = {
   status: "ok",
   title: "no host is shadowed by TF_TOKEN_* variables or plaintext credentials",
   details: [],
 };
-const CONFIG_FIX =
-  'run "terraform-credentials-keychain install", or add: credentials_helper "keychain" {}';
+const configFix = (box: Sandbox) =>
+  `run "${box.plugin} install", or add: credentials_helper "keychain" {}`;
 
 interface Sandbox extends TempHome {
   readonly machine: Machine;
@@ -39,6 +40,8 @@ interface Sandbox extends TempHome {
   readonly credentialsFile: string;
   /** Writes the installed helper: a script printing `version`. */
   installHelper(version?: string, file?: string): void;
+  /** The same sandbox seen from another platform. */
+  withPlatform(platform: Machine["platform"]): Sandbox;
 }
 
 function sandbox(t: TestContext, env: Record<string, string> = {}): Sandbox {
@@ -59,6 +62,9 @@ function sandbox(t: TestContext, env: Record<string, string> = {}): Sandbox {
     credentialsFile: temp.inHome(".terraform.d", "credentials.tfrc.json"),
     installHelper(version = VERSION, file = plugin) {
       temp.write(file, `#!/bin/sh\necho ${version}\n`, 0o755);
+    },
+    withPlatform(platform) {
+      return { ...this, machine: { ...this.machine, platform } };
     },
   };
 }
@@ -245,11 +251,11 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       status: "fail",
       title: `CLI config ${box.terraformrc} (Terraform) does not exist`,
       details: [],
-      fix: CONFIG_FIX,
+      fix: configFix(box),
     });
     const tofu = checkAbout(checks, "(OpenTofu) does not exist");
     assert.equal(tofu.status, "fail");
-    assert.equal(tofu.fix, CONFIG_FIX);
+    assert.equal(tofu.fix, configFix(box));
   });
 
   test("another helper in the config: fail, and the fix is install --force", async (t) => {
@@ -260,7 +266,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       status: "fail",
       title: `CLI config ${box.terraformrc} (Terraform and OpenTofu) has no credentials_helper "keychain" block`,
       details: ['it names the helper "other" instead'],
-      fix: 'run "terraform-credentials-keychain install --force"',
+      fix: `run "${box.plugin} install --force"`,
     });
   });
 
@@ -271,7 +277,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       status: "fail",
       title: `CLI config ${box.terraformrc} (Terraform and OpenTofu) has no credentials_helper "keychain" block`,
       details: [],
-      fix: CONFIG_FIX,
+      fix: configFix(box),
     });
   });
 
@@ -299,7 +305,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       status: "warn",
       title: `CLI config ${box.terraformrc} (Terraform and OpenTofu) runs the helper with args ["--service","work"]`,
       details: ["this check ran with []: Terraform sees a different set of entries"],
-      fix: "run doctor with the same options as the block's args, or install again with the options you want",
+      fix: `run "${box.plugin} --service work doctor" to check what Terraform sees, or install again with the options you want`,
     });
   });
 
@@ -331,7 +337,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
           status: "fail",
           title: `CLI config ${tofurc} (OpenTofu) has no credentials_helper "keychain" block`,
           details: [],
-          fix: CONFIG_FIX,
+          fix: configFix(box),
         },
       ],
     );
@@ -409,7 +415,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
         "xn--mnchen-3ya.de: the variable TF_TOKEN_xn____mnchen__3ya_de wins over the helper",
         "xn--caf-dma.fr: the variable TF_TOKEN_xn--caf-dma_fr wins over the helper",
       ],
-      fix: SHADOW_FIX,
+      fix: shadowFix(box),
     });
     assert.ok(!JSON.stringify(checks).includes(SECRET), "no token in any check");
   });
@@ -441,7 +447,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
         `app.terraform.io: ${box.credentialsFile} holds a plaintext token that wins over the helper`,
         `tfe.example.com: ${box.credentialsFile} holds a plaintext token that wins over the helper`,
       ],
-      fix: SHADOW_FIX,
+      fix: shadowFix(box),
     });
     assert.ok(!JSON.stringify(checks).includes(SECRET), "no token in any check");
   });
@@ -483,7 +489,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
         `app.terraform.io: a credentials block in ${box.terraformrc} wins over the helper`,
         `empty.example.com: a credentials block in ${box.terraformrc} wins over the helper`,
       ],
-      fix: SHADOW_FIX,
+      fix: shadowFix(box),
     });
     assert.ok(!JSON.stringify(checks).includes(SECRET));
   });
@@ -538,6 +544,91 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     );
     assert.equal(storeCheck(checks).status, "fail");
     assert.deepEqual(storeCheck(checks).details, ["dbus went away"]);
+  });
+
+  test("--backend pass --service work: every fix runs as printed, with the same options", async (t) => {
+    const box = sandbox(t);
+    box.installHelper();
+    box.write(box.terraformrc, 'credentials_helper "other" {}\n', 0o600);
+    box.write(
+      box.credentialsFile,
+      JSON.stringify({ credentials: { "a.example.com": { token: SECRET } } }),
+      0o600,
+    );
+    const checks = await doctor(box, createMemoryStore(), { service: "work", backend: "pass" }, [
+      "--backend",
+      "pass",
+      "--service",
+      "work",
+    ]);
+    assert.equal(
+      configCheck(checks, box.terraformrc).fix,
+      `run "${box.plugin} --backend pass --service work install --force"`,
+    );
+    assert.equal(
+      shadowCheck(checks).fix,
+      `"${box.plugin} --backend pass --service work import" moves credentials.tfrc.json into pass; unset the variables; remove the credentials blocks`,
+    );
+  });
+
+  test("before anything is set up, the suggested block and install carry the args", async (t) => {
+    const box = sandbox(t);
+    const checks = await doctor(
+      box,
+      createMemoryStore(),
+      { service: DEFAULT_SERVICE, backend: "pass" },
+      ["--backend", "pass"],
+    );
+    assert.equal(
+      configCheck(checks, box.terraformrc).fix,
+      `run "${EXEC_PATH} --backend pass install", or add: credentials_helper "keychain" { args = ["--backend", "pass"] }`,
+    );
+    assert.equal(installCheck(checks, box).fix, `run "${EXEC_PATH} --backend pass install"`);
+  });
+
+  test("no store works (Linux, no session bus, no pass): the stores check fails, never 'ok'", async (t) => {
+    const box = healthy(t);
+    const checks = await doctor(box.withPlatform("linux"));
+    assert.deepEqual(checks[0], {
+      status: "fail",
+      title: "no store works on this machine",
+      details: [
+        "--backend keychain: not usable: no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)",
+        "--backend pass: not usable: pass is not installed (not on PATH)",
+      ],
+      fix: 'install pass and gnupg (e.g. "apt-get install pass"), then "pass init <gpg-id>"',
+    });
+  });
+
+  test("~/.terraformrc hiding OpenTofu's XDG tofurc: warn, naming both files", async (t) => {
+    const xdgRoot = (box: Sandbox) => path.join(box.root, "xdg-config");
+    const box0 = healthy(t);
+    const box = { ...box0, machine: { ...box0.machine, env: { XDG_CONFIG_HOME: xdgRoot(box0) } } };
+    const tofurc = path.join(xdgRoot(box), "opentofu", "tofurc");
+    box.write(tofurc, "# my tofu settings\n", 0o600);
+    assert.deepEqual(checkAbout(await doctor(box), tofurc), {
+      status: "warn",
+      title: `OpenTofu does not read ${tofurc}: ${box.terraformrc} exists, and OpenTofu reads that instead`,
+      details: [],
+      fix: `merge ${tofurc} into ${box.terraformrc}, or remove ${box.terraformrc} and install again`,
+    });
+  });
+
+  test("a profile whose helper was removed: the install fix keeps the block's args", async (t) => {
+    const box0 = sandbox(t);
+    const profile = box0.inHome(".terraformrc-personal");
+    box0.write(
+      profile,
+      'credentials_helper "keychain" {\n  args = ["--service", "personal"]\n}\n',
+      0o600,
+    );
+    const box = { ...box0, machine: { ...box0.machine, env: { TF_CLI_CONFIG_FILE: profile } } };
+    const checks = await doctor(box);
+    assert.equal(installCheck(checks, box).fix, `run "${EXEC_PATH} --service personal install"`);
+    assert.equal(
+      configCheck(checks, profile).fix,
+      `run "${EXEC_PATH} --service personal doctor" to check what Terraform sees, or install again with the options you want`,
+    );
   });
 
   test("--backend pass without pass installed: fail with the fix, and the store is not opened", async (t) => {

@@ -212,6 +212,100 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     assert.equal(box.text(terraformrc), "# mine\n");
   });
 
+  test("--backend pass --service work install: every next step carries the same options", async (t) => {
+    const { ioOptions, target } = temp(t);
+    const outcome = await invoke(
+      ["--backend", "pass", "--service", "work", "install"],
+      createMemoryStore(),
+      ioOptions,
+    );
+    assert.equal(outcome.code, 0, outcome.stderr);
+    const lines = outcome.stdout.split("\n");
+    assert.ok(
+      lines.some((line) => line.includes("stores the token in pass")),
+      outcome.stdout,
+    );
+    assert.ok(
+      lines.includes(
+        `      "${target} --backend pass --service work import" moves tokens already in credentials.tfrc.json;`,
+      ),
+      outcome.stdout,
+    );
+    assert.ok(
+      lines.includes(`      "${target} --backend pass --service work doctor" checks the set-up`),
+      outcome.stdout,
+    );
+  });
+
+  test("with only OpenTofu's XDG tofurc, install edits it and says why Terraform is left out", async (t) => {
+    const { box, ioOptions } = temp(t);
+    const xdg = box.inHome(".config");
+    const tofurc = path.join(xdg, "opentofu", "tofurc");
+    box.write(tofurc, "# tofu\n", 0o600);
+    const outcome = await invoke(["install"], createMemoryStore(), {
+      ...ioOptions,
+      env: { ...ioOptions.env, XDG_CONFIG_HOME: xdg },
+    });
+    assert.equal(outcome.code, 0, outcome.stderr);
+    const lines = outcome.stdout.split("\n");
+    assert.ok(
+      lines.includes(`config: ${tofurc} (OpenTofu): credentials_helper block added`),
+      outcome.stdout,
+    );
+    assert.ok(
+      lines.some(
+        (line) =>
+          line.startsWith("note: Terraform not set up: ") && line.includes("TF_CLI_CONFIG_FILE="),
+      ),
+      outcome.stdout,
+    );
+  });
+
+  test("uninstall of one profile says the executable is kept, and for which config", async (t) => {
+    const { box, ioOptions, target } = temp(t);
+    const work = box.inHome(".terraformrc-work");
+    const personal = box.inHome(".terraformrc-personal");
+    const as = (file: string) => ({
+      ...ioOptions,
+      env: { ...ioOptions.env, TF_CLI_CONFIG_FILE: file },
+    });
+    await invoke(["--service", "work", "install"], createMemoryStore(), as(work));
+    await invoke(["--service", "personal", "install"], createMemoryStore(), as(personal));
+    const outcome = await invoke(["--service", "work", "uninstall"], createMemoryStore(), as(work));
+    assert.equal(outcome.code, 0, outcome.stderr);
+    assert.equal(
+      outcome.stdout.split("\n")[0],
+      `helper: ${target} kept: ${personal} still names it ("uninstall --force" removes it anyway)`,
+    );
+    assert.ok(existsSync(target));
+  });
+
+  test("--backend pass uninstall says the tokens stay in pass", async (t) => {
+    const { ioOptions } = temp(t);
+    await invoke(["--backend", "pass", "install"], createMemoryStore(), ioOptions);
+    const outcome = await invoke(
+      ["--backend", "pass", "uninstall"],
+      createMemoryStore(),
+      ioOptions,
+    );
+    assert.match(
+      outcome.stdout,
+      /\nthe tokens stay in pass: forget them first if you no longer want them\n$/,
+    );
+  });
+
+  test("--backend pass import says it moved the tokens into pass", async (t) => {
+    const { box, ioOptions } = temp(t);
+    const file = box.inHome(".terraform.d", "credentials.tfrc.json");
+    box.write(file, JSON.stringify({ credentials: { "a.example.com": { token: SECRET } } }), 0o600);
+    const outcome = await invoke(["--backend", "pass", "import"], createMemoryStore(), ioOptions);
+    assert.deepEqual(outcome, {
+      code: 0,
+      stdout: `moved: a.example.com from ${file} into pass\n`,
+      stderr: "",
+    });
+  });
+
   test("import reports each host and fails when one could not be imported", async (t) => {
     const { box, ioOptions } = temp(t);
     const file = box.inHome(".terraform.d", "credentials.tfrc.json");
@@ -294,7 +388,7 @@ describe("doctor", { skip: process.platform === "win32" && "runs a shell script"
         `ok    CLI config ${terraformrc} (Terraform and OpenTofu) has the credentials_helper block`,
         "warn  these hosts do not use the helper",
         "      app.terraform.io: the variable TF_TOKEN_app_terraform_io wins over the helper",
-        '      fix: "terraform-credentials-keychain import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks',
+        `      fix: "${plugin} import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks`,
         "",
       ].join("\n"),
       stderr: "doctor: 1 check failed\n",

@@ -335,23 +335,27 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
     assert.equal(after.tofuConfigFile, box.terraformrc, "OpenTofu now reads ~/.terraformrc");
   });
 
-  test(
-    "an OpenTofu config in $XDG_CONFIG_HOME/opentofu/tofurc stays the file OpenTofu reads after install",
-    {
-      todo: "bug: with $XDG_CONFIG_HOME/opentofu/tofurc present and no ~/.terraformrc or ~/.tofurc, install creates ~/.terraformrc; OpenTofu's configFile() then switches to ~/.terraformrc (its XDG branch needs both rc files absent), so the user's tofurc and all its other settings stop being read",
-    },
-    (t) => {
-      const box = sandbox(t);
-      const xdg = path.join(box.root, "xdg-config");
-      const tofuXdg = path.join(xdg, "opentofu", "tofurc");
-      box.write(tofuXdg, "# my tofu settings\n", 0o600);
-      const machine = { ...box.machine, env: { XDG_CONFIG_HOME: xdg } };
-      assert.equal(locationsOf(machine).tofuConfigFile, tofuXdg, "before: OpenTofu reads tofurc");
-      applyInstall(planInstall(machine, [], false));
-      assert.equal(box.text(tofuXdg), `# my tofu settings\n\n${BLOCK}`);
-      assert.equal(locationsOf(machine).tofuConfigFile, tofuXdg, "after: still tofurc");
-    },
-  );
+  test("an OpenTofu config in $XDG_CONFIG_HOME/opentofu/tofurc stays the file OpenTofu reads after install", (t) => {
+    const box = sandbox(t);
+    const xdg = path.join(box.root, "xdg-config");
+    const tofuXdg = path.join(xdg, "opentofu", "tofurc");
+    box.write(tofuXdg, "# my tofu settings\n", 0o600);
+    const machine = { ...box.machine, env: { XDG_CONFIG_HOME: xdg } };
+    assert.equal(locationsOf(machine).tofuConfigFile, tofuXdg, "before: OpenTofu reads tofurc");
+    const plan = planInstall(machine, [], false);
+    applyInstall(plan);
+    assert.equal(box.text(tofuXdg), `# my tofu settings\n\n${BLOCK}`);
+    assert.equal(locationsOf(machine).tofuConfigFile, tofuXdg, "after: still tofurc");
+    // ~/.terraformrc would take OpenTofu over: it is not created, and install says so.
+    assert.equal(existsSync(box.terraformrc), false);
+    assert.deepEqual(
+      plan.configs.map(({ file, tools }) => ({ file, tools })),
+      [{ file: tofuXdg, tools: ["OpenTofu"] }],
+    );
+    assert.deepEqual(plan.notes, [
+      `Terraform not set up: creating ${box.terraformrc} would make OpenTofu stop reading ${tofuXdg}; for Terraform set TF_CLI_CONFIG_FILE=${tofuXdg}`,
+    ]);
+  });
 
   test("not a single executable: refused with how to build one, nothing touched", (t) => {
     const box = sandbox(t, { isSea: false });
@@ -440,6 +444,49 @@ describe("uninstall", { skip: process.platform === "win32" && "POSIX paths and m
     const box = sandbox(t);
     applyUninstall(planUninstall(box.machine));
     assert.deepEqual(filesUnder(box.home), []);
+  });
+
+  test("a ~/.terraformrc left empty is removed, so OpenTofu goes back to its XDG tofurc", (t) => {
+    const box = sandbox(t);
+    const xdg = path.join(box.root, "xdg-config");
+    const machine = { ...box.machine, env: { XDG_CONFIG_HOME: xdg } };
+    install({ ...box, machine });
+    assert.equal(box.text(box.terraformrc), BLOCK);
+    applyUninstall(planUninstall(machine));
+    assert.equal(existsSync(box.terraformrc), false, "no 0-byte ~/.terraformrc left behind");
+    assert.equal(locationsOf(machine).tofuConfigFile, path.join(xdg, "opentofu", "tofurc"));
+  });
+
+  test("two profiles: uninstalling one keeps the executable the other still names", (t) => {
+    const box = sandbox(t);
+    const work = box.inHome(".terraformrc-work");
+    const personal = box.inHome(".terraformrc-personal");
+    const as = (file: string) => ({ ...box.machine, env: { TF_CLI_CONFIG_FILE: file } });
+    applyInstall(planInstall(as(work), ["--service", "work"], false));
+    applyInstall(planInstall(as(personal), ["--service", "personal"], false));
+
+    const plan = planUninstall(as(work));
+    assert.deepEqual(plan.helper, { target: box.plugin, present: true, keptFor: [personal] });
+    applyUninstall(plan);
+    assert.equal(existsSync(box.plugin), true, "the other profile still works");
+    assert.equal(box.text(work), undefined);
+
+    const last = planUninstall(as(personal));
+    assert.deepEqual(last.helper, { target: box.plugin, present: true });
+    applyUninstall(last);
+    assert.equal(existsSync(box.plugin), false);
+  });
+
+  test("with force the executable goes even when another config names it", (t) => {
+    const box = sandbox(t);
+    const personal = box.inHome(".terraformrc-personal");
+    box.write(personal, WORK_BLOCK, 0o600);
+    install(box);
+    const plan = planUninstall(box.machine, true);
+    assert.deepEqual(plan.helper, { target: box.plugin, present: true });
+    applyUninstall(plan);
+    assert.equal(existsSync(box.plugin), false);
+    assert.equal(box.text(personal), WORK_BLOCK, "only the chosen config is edited");
   });
 
   test("uninstall works from a build that is not a single executable", (t) => {

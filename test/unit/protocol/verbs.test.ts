@@ -49,12 +49,31 @@ describe("get", () => {
   }
 });
 
+describe("store of an empty object", () => {
+  // get prints {} for "nothing stored", so an entry holding {} would read as no credentials
+  // while list and doctor count the host: store refuses it, and keeps what was there.
+  for (const empty of ["{}", "{ }", "\n{\n}\n"]) {
+    test(`refuses ${JSON.stringify(empty)}, names forget, and keeps the earlier entry`, async () => {
+      const store = createMemoryStore({ [HOST]: '{"token":"earlier"}' });
+      await assert.rejects(verbs.store(store, HOST, empty), (error: unknown) => {
+        assert.ok(error instanceof CliError);
+        assert.equal(
+          error.message,
+          `the credentials object on stdin is empty ({}), which get prints for "no credentials": nothing was stored; "forget ${HOST}" deletes them`,
+        );
+        return true;
+      });
+      assert.equal(store.entries.get(HOST), '{"token":"earlier"}');
+      assert.deepEqual(await store.list(), [HOST]);
+    });
+  }
+});
+
 describe("store then get", () => {
   const objects = [
     ["a token", '{"token":"abc.def-123"}'],
     ["an empty token", '{"token":""}'],
     ["no token at all", '{"expires":"2030-01-01T00:00:00Z"}'],
-    ["an empty object", "{}"],
     ["nested extra properties", '{"token":"t","extra":{"list":[1,{"deep":null}],"flag":false}}'],
     [
       "unicode as written and escaped",
