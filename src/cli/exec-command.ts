@@ -1,4 +1,4 @@
-import { CliError, debugging } from "../errors.ts";
+import { CliError } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import { quote } from "../quote.ts";
 import type { CommandOutcome } from "../run-command.ts";
@@ -47,14 +47,7 @@ export function execHandler(
       if (tfe !== undefined && !tokens.has(tfe)) {
         throw new CliError(`no token stored for ${tfe}: run "terraform login ${tfe}" first`);
       }
-      const { env, unnamable } = execEnvironment(io.env, tokens, tfe);
-      if (debugging(io.env)) {
-        for (const host of unnamable) {
-          io.stderr.write(
-            `exec: no TF_TOKEN_ variable for ${host}: a variable name cannot hold its port\n`,
-          );
-        }
-      }
+      const env = execEnvironment(io.env, tokens, tfe);
       const outcome = await runCommand(command, args, env);
       switch (outcome.kind) {
         case "exited":

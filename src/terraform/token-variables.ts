@@ -4,13 +4,13 @@ import type { Hostname } from "../protocol/hostname.ts";
 const PREFIX = "TF_TOKEN_";
 
 /**
- * The `TF_TOKEN_` variable Terraform and OpenTofu read for `host`, or `undefined` when the
- * host has a port: a variable name cannot hold ":", and neither tool decodes one
- * (`collectCredentialsFromEnv` in internal/command/cliconfig/credentials.go only turns
- * "__" into "-" and "_" into "."). `host` is already punycode, as an env name must be ASCII.
+ * The `TF_TOKEN_` variable Terraform and OpenTofu read for `host`, encoded as their
+ * `collectCredentialsFromEnv` (internal/command/cliconfig/credentials.go) decodes it: "-" as
+ * "__", "." as "_" (`host` is already punycode). A port keeps its literal ":": both tools map
+ * only underscores, then parse the rest as a hostname, so `TF_TOKEN_localhost:8443` is read
+ * for `localhost:8443`. No shell can set such a name, but a child's environment can hold it.
  */
-export function tokenVariableName(host: Hostname): string | undefined {
-  if (host.includes(":")) return undefined;
+export function tokenVariableName(host: Hostname): string {
   return PREFIX + host.replaceAll("-", "__").replaceAll(".", "_");
 }
 
@@ -29,13 +29,6 @@ export function hostOfTokenVariable(name: string): Hostname | undefined {
   }
 }
 
-/** What `exec` gives its command, and the hosts it could not name in a variable. */
-export interface ExecEnvironment {
-  readonly env: Record<string, string>;
-  /** Hosts with a token that no `TF_TOKEN_` variable can carry (they have a port). */
-  readonly unnamable: Hostname[];
-}
-
 /**
  * The command's environment: `base` plus one `TF_TOKEN_` variable per token, except for
  * hosts the caller already set one for, under any spelling Terraform accepts (the
@@ -47,7 +40,7 @@ export function execEnvironment(
   base: Readonly<Record<string, string | undefined>>,
   tokens: ReadonlyMap<Hostname, string>,
   tfe?: Hostname,
-): ExecEnvironment {
+): Record<string, string> {
   const env: Record<string, string> = {};
   const callerHosts = new Set<Hostname>();
   for (const [name, value] of Object.entries(base)) {
@@ -56,12 +49,8 @@ export function execEnvironment(
     const host = hostOfTokenVariable(name);
     if (host !== undefined) callerHosts.add(host);
   }
-  const unnamable: Hostname[] = [];
   for (const [host, token] of tokens) {
-    if (callerHosts.has(host)) continue;
-    const name = tokenVariableName(host);
-    if (name === undefined) unnamable.push(host);
-    else env[name] = token;
+    if (!callerHosts.has(host)) env[tokenVariableName(host)] = token;
   }
   if (tfe !== undefined && base.TFE_TOKEN === undefined) {
     const token = tokens.get(tfe);
@@ -69,5 +58,5 @@ export function execEnvironment(
     env.TFE_TOKEN = token;
     env.TFE_HOSTNAME = tfe;
   }
-  return { env, unnamable };
+  return env;
 }

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { after, before, describe, test } from "node:test";
-import { DEBUG_VARIABLE } from "../../src/errors.ts";
 import { helperCommand, runHelper } from "./helper-process.ts";
 import type { ProtocolBackend } from "./protocol-suite.ts";
 import { assertOneLineFailure, assertSilentSuccess } from "./protocol-suite.ts";
@@ -27,6 +26,7 @@ const ALL_VARIABLES = {
   TF_TOKEN_my__registry_example_com: "secret-hyphen",
   TF_TOKEN_reg_example_com: "secret-upper",
   TF_TOKEN_xn____mnchen__3ya_example: "secret-idn",
+  "TF_TOKEN_localhost:8443": "secret-port",
 };
 
 /**
@@ -74,7 +74,7 @@ export function describeExec(name: string, start: () => Promise<ProtocolBackend>
     });
 
     test("every stored token becomes a TF_TOKEN_ variable in Terraform's encoding", async () => {
-      // The port host and the object without a token get none; nothing else is added.
+      // The object without a token gets none; nothing else is added.
       assert.deepEqual(await seen(["exec"]), ALL_VARIABLES);
     });
 
@@ -89,6 +89,7 @@ export function describeExec(name: string, start: () => Promise<ProtocolBackend>
         "TF_TOKEN_MY-REGISTRY.example.com": "caller-hyphen",
         TF_TOKEN_münchen_example: "caller-idn",
         TF_TOKEN_reg_example_com: "secret-upper",
+        "TF_TOKEN_localhost:8443": "secret-port",
       });
     });
 
@@ -128,27 +129,9 @@ export function describeExec(name: string, start: () => Promise<ProtocolBackend>
           TF_TOKEN_my__registry_example_com: "secret-hyphen",
         },
       );
-      // A host with a port has no TF_TOKEN_ variable but can still be the TFE host.
       const env = await seen(["exec", "--tfe", "localhost:8443"]);
       assert.equal(env.TFE_TOKEN, "secret-port");
       assert.equal(env.TFE_HOSTNAME, "localhost:8443");
-    });
-
-    test("a host with a port is skipped; only the debug variable makes exec say so", async () => {
-      const result = await helper(["exec", "--", NODE, "-e", ""], { [DEBUG_VARIABLE]: "1" });
-      assert.equal(result.code, 0);
-      // Other debug lines (the build's own) may come first; the note names the host only.
-      assert.ok(
-        result.stderr
-          .split("\n")
-          .includes(
-            "exec: no TF_TOKEN_ variable for localhost:8443: a variable name cannot hold its port",
-          ),
-        result.stderr,
-      );
-      for (const secret of SECRETS) assert.ok(!result.stderr.includes(secret));
-      const quiet = await helper(["exec", "--", NODE, "-e", ""]);
-      assert.equal(quiet.stderr, "");
     });
 
     test("exec exits with its command's code", async () => {
