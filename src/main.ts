@@ -6,6 +6,7 @@ import type { TextSink } from "./cli/io.ts";
 import { run } from "./cli/run.ts";
 import { openStore } from "./stores/open-store.ts";
 import { isSingleExecutable } from "./native/load-keyring.ts";
+import { forwardingSignals, runCommand } from "./run-command.ts";
 import { hasAbandonedCalls } from "./stores/keychain-calls.ts";
 import { runCleanups } from "./exit-cleanups.ts";
 
@@ -14,6 +15,8 @@ import { runCleanups } from "./exit-cleanups.ts";
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.once(signal, () => {
     runCleanups();
+    // While exec's command runs, it gets the signal (run-command.ts) and exec ends with its code.
+    if (forwardingSignals()) return;
     process.kill(process.pid, signal);
   });
 }
@@ -120,7 +123,11 @@ void run(
     isSea: isSingleExecutable(),
     processes: { pid: process.pid, isAlive },
   },
-  { version: versionLine(VERSION, TARGET, process.versions), openStore },
+  {
+    version: versionLine(VERSION, TARGET, process.versions),
+    openStore,
+    runCommand: (command, args, env) => runCommand(command, args, env, process),
+  },
 ).then((code) => {
   // With everything written synchronously, leave at once instead of tearing the runtime
   // down (~1 ms); a stream (asynchronous on Windows pipes) is left to flush as the process ends.

@@ -31,6 +31,15 @@ export interface HumanHandlers {
   doctor(options: GlobalOptions): Promise<void>;
 }
 
+/** `exec`: runs a command with the stored tokens in its environment. */
+export interface ExecHandler {
+  exec(
+    options: GlobalOptions,
+    flags: { hosts: Hostname[]; tfe: Hostname | undefined },
+    command: readonly string[],
+  ): Promise<void>;
+}
+
 const PROTOCOL_VERBS = "get, store or forget";
 const HUMAN_COMMANDS = "install, uninstall, import, list or doctor";
 
@@ -41,7 +50,7 @@ const HUMAN_COMMANDS = "install, uninstall, import, list or doctor";
 export function buildProgram(
   io: Io,
   version: string,
-  handlers: VerbHandlers & HumanHandlers,
+  handlers: VerbHandlers & HumanHandlers & ExecHandler,
 ): Command {
   const program = new Command("terraform-credentials-keychain")
     .description(
@@ -168,6 +177,41 @@ Terraform or OpenTofu runs this program as a credentials helper:
     .action(async (_flags: unknown, command: Command) => {
       await handlers.doctor(globalOptions(command));
     });
+  program
+    .command("exec")
+    .description(
+      "run a command with the stored tokens as TF_TOKEN_* variables, for tools that never run a credentials helper",
+    )
+    .usage("[--host HOST]... [--tfe HOST] -- COMMAND [ARG...]")
+    .option(
+      "--host <hostname>",
+      "pass only this host's token (repeatable)",
+      (value: string, previous: Hostname[] | undefined) => [
+        ...(previous ?? []),
+        normalizeHostname(value),
+      ],
+    )
+    .option(
+      "--tfe <hostname>",
+      "also set TFE_TOKEN and TFE_HOSTNAME for this host",
+      normalizeHostname,
+    )
+    .argument("[command...]")
+    .action(
+      async (command: string[], flags: { host?: Hostname[]; tfe?: Hostname }, self: Command) => {
+        if (command.length === 0) {
+          throw new CliError(
+            "exec: missing command: exec [--host HOST]... -- COMMAND [ARG...]",
+            ExitCode.Usage,
+          );
+        }
+        await handlers.exec(
+          globalOptions(self),
+          { hosts: flags.host ?? [], tfe: flags.tfe },
+          command,
+        );
+      },
+    );
   return program;
 }
 

@@ -9,12 +9,15 @@ import { protocolCall } from "./protocol-call.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import { readInput } from "./read-input.ts";
 import { oneLine } from "../quote.ts";
+import type { CommandRunner } from "./exec-command.ts";
 
 /** What `run` needs from outside the process's own streams. */
 export interface Dependencies {
   readonly version: string;
   /** Opens the store the options select; called only by verbs that use it. */
   openStore(options: GlobalOptions, io: Io): CredentialStore | Promise<CredentialStore>;
+  /** Runs `exec`'s command; absent where no child process may be started. */
+  readonly runCommand?: CommandRunner;
 }
 
 /**
@@ -22,7 +25,9 @@ export interface Dependencies {
  * `io`: stdout carries only protocol JSON (or help and version text when asked), and every
  * non-zero exit comes with one message on stderr.
  */
-export async function run(argv: readonly string[], io: Io, deps: Dependencies): Promise<ExitCode> {
+export async function run(argv: readonly string[], io: Io, deps: Dependencies): Promise<number> {
+  // `exec` ends with its command's exit code, which can be any number.
+  const ended: { code?: number } = {};
   const stdin = { read: false };
   const readStdin = async () => {
     stdin.read = true;
@@ -52,18 +57,21 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
       await verbHandlers[call.verb](call.options, normalizeHostname(call.hostname));
       return ExitCode.Ok;
     }
-    const [{ CommanderError }, { buildProgram }, { humanHandlers }] = await Promise.all([
-      import("commander"),
-      import("./program.ts"),
-      import("./human-commands.ts"),
-    ]);
+    const [{ CommanderError }, { buildProgram }, { humanHandlers }, { execHandler }] =
+      await Promise.all([
+        import("commander"),
+        import("./program.ts"),
+        import("./human-commands.ts"),
+        import("./exec-command.ts"),
+      ]);
     isCommanderError = (error): error is { code: string } => error instanceof CommanderError;
     const program = buildProgram(io, deps.version, {
       ...humanHandlers(io, deps.version, (options) => deps.openStore(options, io)),
+      ...execHandler(io, (options) => deps.openStore(options, io), deps.runCommand, ended),
       ...verbHandlers,
     });
     await program.parseAsync([...argv], { from: "user" });
-    return ExitCode.Ok;
+    return ended.code ?? ExitCode.Ok;
   } catch (error) {
     // A store call that failed before reading (bad hostname, bad option) still drains
     // stdin, so that Terraform's write does not fail on a closed pipe.

@@ -20,13 +20,14 @@ export interface TestCertificates {
 const OPENSSL = "openssl";
 /** Arguments for a new P-256 key, left unencrypted: it lives for one test run in a private dir. */
 const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-const SERVER_EXTENSIONS = [
-  "basicConstraints=critical,CA:FALSE",
-  "keyUsage=critical,digitalSignature",
-  "extendedKeyUsage=serverAuth",
-  "subjectAltName=IP:127.0.0.1,DNS:localhost",
-  "",
-].join("\n");
+const serverExtensions = (dnsNames: readonly string[]) =>
+  [
+    "basicConstraints=critical,CA:FALSE",
+    "keyUsage=critical,digitalSignature",
+    "extendedKeyUsage=serverAuth",
+    `subjectAltName=${["IP:127.0.0.1", ...["localhost", ...dnsNames].map((name) => `DNS:${name}`)].join(",")}`,
+    "",
+  ].join("\n");
 
 /**
  * Creates, in `dir` (which must exist and be private to the caller), a throwaway CA and a server
@@ -34,7 +35,11 @@ const SERVER_EXTENSIONS = [
  * CLI because Node's crypto can make keys but not X.509 certificates. Never touches the network.
  * Rejects if openssl is missing or fails.
  */
-export async function createTestCertificates(dir: string): Promise<TestCertificates> {
+export async function createTestCertificates(
+  dir: string,
+  /** More names the server certificate is valid for (ASCII: punycode for IDNs). */
+  dnsNames: readonly string[] = [],
+): Promise<TestCertificates> {
   const caFile = join(dir, "ca.pem");
   const caKey = join(dir, "ca.key");
   const certFile = join(dir, "server.pem");
@@ -49,7 +54,7 @@ export async function createTestCertificates(dir: string): Promise<TestCertifica
     -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign`;
   await openssl`req -new ${EC_KEY} -keyout ${keyFile} -out ${csrFile} -subj /CN=127.0.0.1`;
   // An extension file rather than `-copy_extensions`, which older openssl releases lack.
-  await writeFile(extFile, SERVER_EXTENSIONS);
+  await writeFile(extFile, serverExtensions(dnsNames));
   // A random positive serial: Go rejects negative ones, and no serial file is left behind.
   const serial = `0x7${randomBytes(15).toString("hex")}`;
   await openssl`x509 -req -in ${csrFile} -CA ${caFile} -CAkey ${caKey} -days 2

@@ -22,6 +22,11 @@ export interface FixtureServerOptions {
    * refuses to parse ("first path segment in URL cannot contain colon").
    */
   readonly providerHostname?: string;
+  /**
+   * Hostnames (ASCII, no port) the server also answers for, through a proxy, each accepting
+   * only its own token instead of `token`; the certificate is valid for them too.
+   */
+  readonly tokensByHost?: Readonly<Record<string, string>>;
   /** Directory under which the server's private temp dir is made; default `os.tmpdir()`. */
   readonly tmpRoot?: string;
 }
@@ -56,6 +61,8 @@ export interface RecordedRequest {
   readonly auth: AuthSeen;
   /** The HTTP status the server answered with. */
   readonly status: number;
+  /** The Host header without its port, lowercased. */
+  readonly host: string;
 }
 
 /** The tiny module served by the fixture's module registry. */
@@ -158,13 +165,14 @@ export async function startFixtureServer(options: FixtureServerOptions): Promise
   }
   const dir = await mkdtemp(join(options.tmpRoot ?? tmpdir(), "tf-fixture-"));
   try {
-    const certificates = await createTestCertificates(dir);
+    const certificates = await createTestCertificates(dir, Object.keys(options.tokensByHost ?? {}));
     const [cert, key] = await Promise.all([
       readFile(certificates.certFile),
       readFile(certificates.keyFile),
     ]);
     const state: ServerState = {
       token: options.token,
+      tokensByHost: new Map(Object.entries(options.tokensByHost ?? {})),
       requests: [],
       archives: new Map(),
       archivePrefix: `/archives/${randomBytes(16).toString("hex")}/`,
@@ -189,6 +197,7 @@ export async function startFixtureServer(options: FixtureServerOptions): Promise
 
 interface ServerState {
   token: string;
+  readonly tokensByHost: ReadonlyMap<string, string>;
   readonly requests: RecordedRequest[];
   /** Package bodies by full URL path. */
   readonly archives: Map<string, Buffer>;
@@ -319,13 +328,25 @@ interface Route {
 function handle(state: ServerState, request: IncomingMessage, response: ServerResponse): void {
   const method = request.method ?? "";
   const path = new URL(request.url ?? "/", "https://fixture.invalid").pathname;
-  const auth = authSeen(request.headers.authorization, state.token);
+  // A request for a named host (through a proxy) must carry that host's own token.
+  const named = (request.headers.host ?? "").replace(/:\d+$/, "").toLowerCase();
+  const auth = authSeen(
+    request.headers.authorization,
+    state.tokensByHost.get(named) ?? state.token,
+  );
   const route = method === "GET" || method === "HEAD" ? routeFor(state, path) : undefined;
   let reply: Reply;
   if (route === undefined) reply = { status: method === "GET" || method === "HEAD" ? 404 : 405 };
   else if (route.needsAuth && auth !== "valid") reply = unauthorized();
   else reply = route.reply();
-  state.requests.push({ method, path, kind: route?.kind ?? "unknown", auth, status: reply.status });
+  state.requests.push({
+    method,
+    path,
+    kind: route?.kind ?? "unknown",
+    auth,
+    status: reply.status,
+    host: named,
+  });
   send(response, reply);
 }
 

@@ -1,0 +1,70 @@
+import { CliError } from "../errors.ts";
+import type { Hostname } from "../protocol/hostname.ts";
+import { quote } from "../quote.ts";
+import type { CommandOutcome } from "../run-command.ts";
+import { signalExitCode } from "../run-command.ts";
+import type { CredentialStore } from "../stores/credential-store.ts";
+import type { Io } from "./io.ts";
+import type { GlobalOptions } from "./options.ts";
+import type { ExecHandler } from "./program.ts";
+
+/** Runs a command with our standard streams and `env`; supplied by main.ts. */
+export type CommandRunner = (
+  command: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+) => Promise<CommandOutcome>;
+
+/** Exit codes a shell uses for a command it could not run. */
+const NOT_EXECUTABLE = 126;
+const NOT_FOUND = 127;
+
+/**
+ * `exec`: reads the tokens, builds the command's environment and runs it. Writes nothing of
+ * its own unless something fails; sets `ended.code` to what the command's ending maps to.
+ */
+export function execHandler(
+  io: Io,
+  openStore: (options: GlobalOptions) => CredentialStore | Promise<CredentialStore>,
+  runCommand: CommandRunner | undefined,
+  ended: { code?: number },
+): ExecHandler {
+  return {
+    async exec(options, { hosts, tfe }, [command, ...args]) {
+      if (runCommand === undefined || command === undefined) {
+        throw new Error("exec needs a command and a way to run it");
+      }
+      const [{ storedTokens }, { execEnvironment }] = await Promise.all([
+        import("../commands/exec.ts"),
+        import("../terraform/token-variables.ts"),
+      ]);
+      const store = await openStore(options);
+      const only: Hostname[] | undefined =
+        hosts.length > 0
+          ? [...new Set([...hosts, ...(tfe === undefined ? [] : [tfe])])]
+          : undefined;
+      const tokens = await storedTokens(store, only);
+      if (tfe !== undefined && !tokens.has(tfe)) {
+        throw new CliError(`no token stored for ${tfe}: run "terraform login ${tfe}" first`);
+      }
+      const env = execEnvironment(io.env, tokens, tfe);
+      const outcome = await runCommand(command, args, env);
+      switch (outcome.kind) {
+        case "exited":
+          ended.code = outcome.code;
+          return;
+        case "signalled":
+          ended.code = signalExitCode(outcome.signal);
+          return;
+        case "not-found":
+          io.stderr.write(`exec: command not found: ${quote(command)}\n`);
+          ended.code = NOT_FOUND;
+          return;
+        case "not-executable":
+          io.stderr.write(`exec: permission denied: ${quote(command)}\n`);
+          ended.code = NOT_EXECUTABLE;
+          return;
+      }
+    },
+  };
+}
