@@ -6,7 +6,7 @@ import type { TextSink } from "./cli/io.ts";
 import { run } from "./cli/run.ts";
 import { openStore } from "./stores/open-store.ts";
 import { isSingleExecutable } from "./native/load-keyring.ts";
-import { forwardingSignals, runCommand } from "./run-command.ts";
+import { forwardingSignals } from "./signal-forwarding.ts";
 import { hasAbandonedCalls } from "./stores/keychain-calls.ts";
 import { runCleanups } from "./exit-cleanups.ts";
 
@@ -126,7 +126,9 @@ void run(
   {
     version: versionLine(VERSION, TARGET, process.versions),
     openStore,
-    runCommand: (command, args, env) => runCommand(command, args, env, process),
+    // Loaded only for exec: node:child_process has no place in a get.
+    runCommand: async (command, args, env) =>
+      (await import("./run-command.ts")).runCommand(command, args, env, process),
   },
 ).then((code) => {
   // With everything written synchronously, leave at once instead of tearing the runtime

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
+import { countRunningCommand } from "./signal-forwarding.ts";
 
 /** How a command ended: its exit code, or the signal that killed it. */
 export type CommandOutcome =
@@ -16,13 +17,6 @@ export interface SignalSource {
 
 const FORWARDED: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM"];
 
-let running = 0;
-
-/** True while a command started here runs: the signals we forward are then its to handle. */
-export function forwardingSignals(): boolean {
-  return running > 0;
-}
-
 /**
  * Runs `command` with our stdin, stdout and stderr and `env`, forwarding SIGINT and SIGTERM
  * to it while it runs (we stay alive to report how it ended), and resolves when it ends.
@@ -35,7 +29,7 @@ export function runCommand(
 ): Promise<CommandOutcome> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { env, stdio: "inherit" });
-    running++;
+    countRunningCommand(1);
     const forwarders = FORWARDED.map((signal) => {
       const forward = () => child.kill(signal);
       signals.on(signal, forward);
@@ -45,7 +39,7 @@ export function runCommand(
     const finish = (outcome: CommandOutcome) => {
       if (finished) return;
       finished = true;
-      running--;
+      countRunningCommand(-1);
       for (const stop of forwarders) stop();
       resolve(outcome);
     };
