@@ -85,10 +85,12 @@ export function createKeychainStore(
         await attempt("write to", (signal) => entry(host).setSecret(bytes, signal));
       } catch (error) {
         if (!(error instanceof AmbiguousEntry)) throw error;
-        const deleted = await deleteAll(host, error);
-        await attempt("write to", (signal) => entry(host).setSecret(bytes, signal));
-        duplicates?.warn(
-          `warning: replaced ${deleted} keychain items that matched ${host} (another program stored some) with one`,
+        // Deleting them first and then writing would lose them all if the write failed
+        // (a deadline, a lock), another program's items included: the user decides.
+        throw new CliError(
+          `several keychain items match ${host} (another program stored some), so nothing was stored; "forget ${host}" removes them all, then store again`,
+          undefined,
+          { cause: error },
         );
       }
     },

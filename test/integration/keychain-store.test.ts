@@ -93,7 +93,7 @@ describe("duplicate keychain items for one host (from another program)", () => {
     await new Promise((resolve) => child.once("close", resolve));
   };
 
-  test("get picks one the same way each time and says so; forget removes them all; store replaces them", async () => {
+  test("get picks one the same way each time and says so; forget removes them all; store refuses and keeps them", async () => {
     await addItem('{"token":"SECRET-b"}', []);
     await addItem('{"token":"SECRET-a"}', ["origin", "other-program"]);
     const first = await runHelper(["get", HOST], { env: session.env });
@@ -115,6 +115,17 @@ describe("duplicate keychain items for one host (from another program)", () => {
 
     await addItem('{"token":"SECRET-b"}', []);
     await addItem('{"token":"SECRET-a"}', ["origin", "other-program"]);
+    const refused = await runHelper(["store", HOST], {
+      env: session.env,
+      stdin: '{"token":"SECRET-new"}',
+    });
+    assertOneLineFailure(refused);
+    assert.match(refused.stderr, /nothing was stored; "forget dup\.example\.com" removes them all/);
+    assert.doesNotMatch(refused.stderr, /SECRET/);
+    const kept = await runHelper(["get", HOST], { env: session.env });
+    assert.equal(kept.stdout, '{"token":"SECRET-a"}\n', "the items are all still there");
+
+    assert.equal((await runHelper(["forget", HOST], { env: session.env })).code, 0);
     const store = await runHelper(["store", HOST], {
       env: session.env,
       stdin: '{"token":"SECRET-new"}',
