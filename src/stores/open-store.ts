@@ -25,6 +25,7 @@ export async function openStore(options: GlobalOptions, io: Io): Promise<Credent
     return createPassStore({
       service: options.service,
       env: io.env,
+      timeoutMs: timeout * 1000,
       homedir: io.homedir,
       ...(io.processes === undefined ? {} : { processes: io.processes }),
     });
