@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { constants } from "node:os";
 import { countRunningCommand } from "./signal-forwarding.ts";
 
 /** How a command ended: its exit code, or the signal that killed it. */
@@ -15,10 +14,11 @@ export interface SignalSource {
   off(signal: NodeJS.Signals, listener: () => void): unknown;
 }
 
-const FORWARDED: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM"];
+// SIGHUP too: main.ts leaves all three to the command while it runs.
+const FORWARDED: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
 /**
- * Runs `command` with our stdin, stdout and stderr and `env`, forwarding SIGINT and SIGTERM
+ * Runs `command` with our stdin, stdout and stderr and `env`, forwarding SIGINT, SIGTERM and SIGHUP
  * to it while it runs (we stay alive to report how it ended), and resolves when it ends.
  */
 export function runCommand(
@@ -56,9 +56,4 @@ export function runCommand(
       finish(signal === null ? { kind: "exited", code: code ?? 1 } : { kind: "signalled", signal });
     });
   });
-}
-
-/** The shell convention for a command killed by `signal`: 128 plus its number. */
-export function signalExitCode(signal: NodeJS.Signals): number {
-  return 128 + constants.signals[signal];
 }

@@ -1,3 +1,5 @@
+import { constants } from "node:os";
+
 /**
  * Whether exec's command is running, kept apart from run-command.ts so that main.ts's
  * signal handlers can ask without loading node:child_process on every call.
@@ -12,4 +14,9 @@ export function forwardingSignals(): boolean {
 /** Counts a command in (+1) or out (-1). */
 export function countRunningCommand(change: 1 | -1): void {
   running += change;
+}
+
+/** The shell convention for a command killed by `signal`: 128 plus its number. */
+export function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + constants.signals[signal];
 }

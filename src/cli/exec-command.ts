@@ -2,7 +2,7 @@ import { CliError } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import { quote } from "../quote.ts";
 import type { CommandOutcome } from "../run-command.ts";
-import { signalExitCode } from "../run-command.ts";
+import { signalExitCode } from "../signal-forwarding.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import type { Io } from "./io.ts";
 import type { GlobalOptions } from "./options.ts";
