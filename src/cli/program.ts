@@ -41,7 +41,7 @@ export interface ExecHandler {
 }
 
 const PROTOCOL_VERBS = "get, store or forget";
-const HUMAN_COMMANDS = "install, uninstall, import, list or doctor";
+const HUMAN_COMMANDS = "install, uninstall, import, list, doctor or exec";
 
 /**
  * The command line. Terraform runs `<executable> [args...] VERB HOSTNAME`, with the block's

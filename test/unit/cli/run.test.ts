@@ -290,7 +290,7 @@ describe("--service", () => {
 });
 
 const MISSING_COMMAND =
-  "missing command: Terraform runs get, store or forget HOSTNAME; people run install, uninstall, import, list or doctor (see --help)\n";
+  "missing command: Terraform runs get, store or forget HOSTNAME; people run install, uninstall, import, list, doctor or exec (see --help)\n";
 
 describe("usage errors", () => {
   // Not "list": a later version may add it as a command for people.
