@@ -1,0 +1,161 @@
+/**
+ * The Secret Service's `dh-ietf1024-sha256-aes128-cbc-pkcs7` session (Secret Service API,
+ * "Transfer of Secrets"): a Diffie-Hellman exchange in the 1024-bit MODP group of RFC 2409
+ * (6.2, the Second Oakley Group) with generator 2, HKDF-SHA256 of the shared secret (no
+ * salt, no info) to a 128-bit AES key, and AES-128-CBC with PKCS#7 padding and a random IV
+ * per secret. The big-number work is BigInt; hashing and AES are the runtime's WebCrypto,
+ * which costs nothing to load, unlike `node:crypto` in the built executable.
+ */
+
+export const ALGORITHM = "dh-ietf1024-sha256-aes128-cbc-pkcs7";
+
+const PRIME = BigInt(
+  "0xFFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DDEF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7EDEE386BFB5A899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF",
+);
+// Also hard-wired into powerOfTwo(), which makes the public value.
+const GENERATOR = 2n;
+const PRIME_BYTES = 128;
+// 256 random bits: twice the strength the 1024-bit group offers, and a quarter of the
+// squarings a full-size exponent would take (~0.3 ms instead of ~1.2 ms).
+const PRIVATE_BYTES = 32;
+
+/** Our half of an exchange: the public value to send, and how to finish with the peer's. */
+export interface KeyExchange {
+  /** Our public value, big-endian and always 128 bytes (kwalletd refuses shorter ones). */
+  readonly publicValue: Uint8Array;
+  /** The session's AES key from the service's public value; throws `SessionError` on a bad one. */
+  sessionKey(servicePublic: Uint8Array): Promise<SessionKey>;
+}
+
+export interface SessionKey {
+  encrypt(plaintext: Uint8Array): Promise<{ iv: Uint8Array; ciphertext: Uint8Array }>;
+  /** Throws `SessionError` when the bytes do not decrypt (wrong key, bad padding, bad IV). */
+  decrypt(iv: Uint8Array, ciphertext: Uint8Array): Promise<Uint8Array>;
+}
+
+/** The service's half of the exchange, or a secret, could not be used. */
+export class SessionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SessionError";
+  }
+}
+
+/** Starts an exchange with fresh random bytes (`random` is for tests). */
+export function startKeyExchange(
+  random: (bytes: Uint8Array) => Uint8Array = (bytes) => crypto.getRandomValues(bytes),
+): KeyExchange {
+  const privateValue = toBigint(random(new Uint8Array(PRIVATE_BYTES))) | 1n;
+  const publicValue = toBytes(powerOfTwo(privateValue, PRIME), PRIME_BYTES);
+  return {
+    publicValue,
+    async sessionKey(servicePublic) {
+      // Leading zero bytes are allowed (a signed encoding adds one), a longer value is not.
+      if (servicePublic.length === 0 || servicePublic.length > PRIME_BYTES + 1) {
+        throw new SessionError(`the service's public value is ${servicePublic.length} bytes long`);
+      }
+      const peer = toBigint(servicePublic);
+      // 0, 1 and p-1 (and anything outside the group) would make the shared secret guessable.
+      if (peer < 2n || peer > PRIME - 2n) {
+        throw new SessionError("the service's public value is outside [2, p-2]");
+      }
+      const shared = toBytes(modPow(peer, privateValue, PRIME), PRIME_BYTES);
+      try {
+        return await deriveSessionKey(shared, random);
+      } finally {
+        shared.fill(0);
+      }
+    },
+  };
+}
+
+async function deriveSessionKey(
+  shared: Uint8Array,
+  random: (bytes: Uint8Array) => Uint8Array,
+): Promise<SessionKey> {
+  const subtle = crypto.subtle;
+  const material = await subtle.importKey("raw", shared, "HKDF", false, ["deriveBits"]);
+  const bits = new Uint8Array(
+    await subtle.deriveBits(
+      { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: new Uint8Array(0) },
+      material,
+      128,
+    ),
+  );
+  const key = await subtle.importKey("raw", bits, "AES-CBC", false, ["encrypt", "decrypt"]);
+  bits.fill(0);
+  return {
+    async encrypt(plaintext) {
+      const iv = random(new Uint8Array(16));
+      const ciphertext = new Uint8Array(
+        await subtle.encrypt({ name: "AES-CBC", iv }, key, plaintext),
+      );
+      return { iv, ciphertext };
+    },
+    async decrypt(iv, ciphertext) {
+      if (iv.length !== 16) throw new SessionError(`the secret's IV is ${iv.length} bytes, not 16`);
+      if (ciphertext.length === 0 || ciphertext.length % 16 !== 0) {
+        throw new SessionError(
+          `the encrypted secret is ${ciphertext.length} bytes, not whole AES blocks`,
+        );
+      }
+      try {
+        return new Uint8Array(await subtle.decrypt({ name: "AES-CBC", iv }, key, ciphertext));
+      } catch {
+        throw new SessionError("the secret did not decrypt with the session key");
+      }
+    },
+  };
+}
+
+/** base^exponent mod modulus, by square-and-multiply. */
+export function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {
+  let result = 1n;
+  let square = base % modulus;
+  for (let rest = exponent; rest > 0n; rest >>= 1n) {
+    if (rest & 1n) result = (result * square) % modulus;
+    square = (square * square) % modulus;
+  }
+  return result;
+}
+
+/** 2^exponent mod modulus: with the generator 2, each multiply is a shift (~40% less work). */
+function powerOfTwo(exponent: bigint, modulus: bigint): bigint {
+  let result = 1n;
+  for (let bit = BigInt(exponent.toString(2).length - 1); bit >= 0n; bit--) {
+    result = (result * result) % modulus;
+    if ((exponent >> bit) & 1n) {
+      result <<= 1n;
+      if (result >= modulus) result -= modulus;
+    }
+  }
+  return result;
+}
+
+/**
+ * Starts the runtime's WebCrypto (about 1 ms the first time) while the caller waits for
+ * the service, instead of after its answer.
+ */
+export function warmUpCrypto(): void {
+  crypto.subtle.digest("SHA-256", new Uint8Array(0)).catch(() => {
+    // Only a head start; the real calls report their own failures.
+  });
+}
+
+function toBigint(bytes: Uint8Array): bigint {
+  let hex = "0x0";
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
+  return BigInt(hex);
+}
+
+/** Big-endian, left-padded with zeros to `length` bytes. */
+function toBytes(value: bigint, length: number): Uint8Array {
+  const hex = value.toString(16).padStart(length * 2, "0");
+  const bytes = new Uint8Array(length);
+  for (let i = 0; i < length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return bytes;
+}
+
+/** For tests that play the service's side: the group, and our public value as a number. */
+export const GROUP = { prime: PRIME, generator: GENERATOR, bytes: PRIME_BYTES } as const;
+export { toBigint, toBytes };
