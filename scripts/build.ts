@@ -6,8 +6,9 @@
  * the host's target is also copied to dist/terraform-credentials-keychain. Bun itself is a
  * pinned devDependency; the target's runtime and its @napi-rs/keyring addon are fetched
  * from the npm registry (`npm pack`, cached under build/cache), so any target builds here
- * and Bun never downloads anything. The addon is embedded as a file (`--asset`) that
- * src/native/load-keyring.ts writes once into a private cache and dlopens.
+ * and Bun never downloads anything. On macOS and Windows the addon is embedded as a file
+ * (`--asset`) that src/native/load-keyring.ts writes once into a private cache and dlopens;
+ * Linux binaries have none (src/stores/secret-service/ speaks D-Bus itself).
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -48,16 +49,24 @@ const work = path.join(root, "build", targetName);
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 
-const addon = path.join(
-  fetchPackage(
-    target.keyringPackage,
-    packageVersion(path.join(root, "node_modules/@napi-rs/keyring")),
-  ),
-  target.keyringFile,
-);
-// `--asset` embeds a file under its path relative to the working directory.
-copyFileSync(addon, path.join(work, KEYRING_ASSET));
-const addonSha256 = createHash("sha256").update(readFileSync(addon)).digest("hex");
+// macOS and Windows embed the keychain addon as a file (`--asset` takes a path relative to
+// the working directory); Linux binaries embed no native code.
+let addonArgs: string[] = [];
+if (target.keyring !== undefined) {
+  const addon = path.join(
+    fetchPackage(
+      target.keyring.package,
+      packageVersion(path.join(root, "node_modules/@napi-rs/keyring")),
+    ),
+    target.keyring.file,
+  );
+  copyFileSync(addon, path.join(work, KEYRING_ASSET));
+  const addonSha256 = createHash("sha256").update(readFileSync(addon)).digest("hex");
+  addonArgs = [
+    `--asset=${KEYRING_ASSET}`,
+    `--define=__TFCK_KEYRING_SHA256__=${JSON.stringify(addonSha256)}`,
+  ];
+}
 const runtime = path.join(fetchPackage(target.bunPackage, bunVersion), target.bunBinary);
 
 const outDir = path.join(distDir, targetName);
@@ -84,9 +93,8 @@ execFileSync(
     "--no-compile-autoload-package-json",
     // Loaded from the embedded copy (native/load-keyring.ts), never bundled.
     "--external=@napi-rs/keyring",
-    `--asset=${KEYRING_ASSET}`,
+    ...addonArgs,
     `--define=__TFCK_VERSION__=${JSON.stringify(version)}`,
-    `--define=__TFCK_KEYRING_SHA256__=${JSON.stringify(addonSha256)}`,
     `--define=__TFCK_TARGET__=${JSON.stringify(targetName)}`,
   ],
   // Bun's progress lines are noise; its errors go to stderr.

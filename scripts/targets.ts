@@ -13,8 +13,11 @@ export interface Target {
   readonly bunPackage: string;
   /** Path of the runtime inside `bunPackage`. */
   readonly bunBinary: string;
-  readonly keyringPackage: string;
-  readonly keyringFile: string;
+  /**
+   * The @napi-rs/keyring addon the binary embeds, where it still needs one (macOS and
+   * Windows); Linux binaries speak D-Bus themselves and embed no native code.
+   */
+  readonly keyring?: { readonly package: string; readonly file: string };
   readonly exeSuffix: "" | ".exe";
 }
 
@@ -33,8 +36,6 @@ export const TARGETS: Readonly<Record<TargetName, Target>> = {
     bunTarget: "bun-linux-x64-baseline",
     bunPackage: "@oven/bun-linux-x64-baseline",
     bunBinary: "bin/bun",
-    keyringPackage: "@napi-rs/keyring-linux-x64-gnu",
-    keyringFile: "keyring.linux-x64-gnu.node",
     exeSuffix: "",
   },
   "linux-arm64": {
@@ -42,8 +43,6 @@ export const TARGETS: Readonly<Record<TargetName, Target>> = {
     bunTarget: "bun-linux-arm64",
     bunPackage: "@oven/bun-linux-aarch64",
     bunBinary: "bin/bun",
-    keyringPackage: "@napi-rs/keyring-linux-arm64-gnu",
-    keyringFile: "keyring.linux-arm64-gnu.node",
     exeSuffix: "",
   },
   "darwin-x64": {
@@ -51,8 +50,7 @@ export const TARGETS: Readonly<Record<TargetName, Target>> = {
     bunTarget: "bun-darwin-x64-baseline",
     bunPackage: "@oven/bun-darwin-x64-baseline",
     bunBinary: "bin/bun",
-    keyringPackage: "@napi-rs/keyring-darwin-x64",
-    keyringFile: "keyring.darwin-x64.node",
+    keyring: { package: "@napi-rs/keyring-darwin-x64", file: "keyring.darwin-x64.node" },
     exeSuffix: "",
   },
   "darwin-arm64": {
@@ -60,8 +58,7 @@ export const TARGETS: Readonly<Record<TargetName, Target>> = {
     bunTarget: "bun-darwin-arm64",
     bunPackage: "@oven/bun-darwin-aarch64",
     bunBinary: "bin/bun",
-    keyringPackage: "@napi-rs/keyring-darwin-arm64",
-    keyringFile: "keyring.darwin-arm64.node",
+    keyring: { package: "@napi-rs/keyring-darwin-arm64", file: "keyring.darwin-arm64.node" },
     exeSuffix: "",
   },
   "win-x64": {
@@ -69,8 +66,7 @@ export const TARGETS: Readonly<Record<TargetName, Target>> = {
     bunTarget: "bun-windows-x64-baseline",
     bunPackage: "@oven/bun-windows-x64-baseline",
     bunBinary: "bin/bun.exe",
-    keyringPackage: "@napi-rs/keyring-win32-x64-msvc",
-    keyringFile: "keyring.win32-x64-msvc.node",
+    keyring: { package: "@napi-rs/keyring-win32-x64-msvc", file: "keyring.win32-x64-msvc.node" },
     exeSuffix: ".exe",
   },
 };

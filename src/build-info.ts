@@ -14,6 +14,12 @@ export const KEYRING_SHA256: string | undefined =
 /** The release target this binary was built for (`linux-x64`, …); `source` when run from source. */
 export const TARGET: string = typeof __TFCK_TARGET__ === "string" ? __TFCK_TARGET__ : "source";
 
+/** True when running as the built single executable, false from source. */
+export function isSingleExecutable(): boolean {
+  // Only the build names a target.
+  return TARGET !== "source";
+}
+
 /**
  * What `--version` prints, so a bug report names the binary: `0.1.0 (linux-x64, Node 24.21.0)`.
  * The runtime is read from the running process: in a single executable it is the one the

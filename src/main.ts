@@ -1,11 +1,10 @@
 import { fstatSync, readSync, writeSync } from "node:fs";
 import os from "node:os";
 import process from "node:process";
-import { TARGET, VERSION, versionLine } from "./build-info.ts";
+import { isSingleExecutable, TARGET, VERSION, versionLine } from "./build-info.ts";
 import type { TextSink } from "./cli/io.ts";
 import { run } from "./cli/run.ts";
 import { openStore } from "./stores/open-store.ts";
-import { isSingleExecutable } from "./native/load-keyring.ts";
 import { forwardingSignals } from "./signal-forwarding.ts";
 import { hasAbandonedCalls } from "./stores/keychain-calls.ts";
 import { runCleanups } from "./exit-cleanups.ts";

@@ -4,7 +4,8 @@ import type { GlobalOptions } from "../cli/options.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import { probePass } from "../stores/pass-probe.ts";
-import { probeSecretService, type ProbeResult } from "../stores/secret-service-probe.ts";
+import type { ProbeResult } from "../stores/probe-result.ts";
+import { probeSecretService } from "../stores/secret-service/probe.ts";
 import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-config.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, type Machine } from "./install.ts";
@@ -86,6 +87,9 @@ export async function runDoctor(
   return checks;
 }
 
+/** How long doctor waits for the Secret Service before it calls it hung. */
+const PROBE_TIMEOUT_SECONDS = 5;
+
 /**
  * Which stores work on this machine (both are probed without touching a secret), then the
  * store the options select, opened for real only when the probe says it is safe.
@@ -96,8 +100,8 @@ async function storeChecks(
   openStore: () => CredentialStore | Promise<CredentialStore>,
 ): Promise<Check[]> {
   const keychain =
-    io.platform === "linux"
-      ? await probeSecretService(io.env)
+    io.platform !== "darwin" && io.platform !== "win32"
+      ? await probeSecretService(io.env, PROBE_TIMEOUT_SECONDS)
       : ({
           status: "ok",
           summary: "the system keychain is built in",

@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { KEYRING_SHA256 } from "../build-info.ts";
+import { isSingleExecutable } from "../build-info.ts";
 import { writeFileAtomically } from "../files.ts";
 import type * as KeyringModule from "@napi-rs/keyring";
 import { embeddedAddon, type EmbeddedFile } from "./embedded-addon.ts";
@@ -22,12 +22,6 @@ export function loadKeyring(cacheDir: string, expectedSha256: string | undefined
     return loadFromCache(embeddedAddon(), cacheDir, expectedSha256);
   }
   return createRequire(import.meta.url)("@napi-rs/keyring") as KeyringBinding;
-}
-
-/** True when running as the built single executable, false from source. */
-export function isSingleExecutable(): boolean {
-  // Only the build defines the addon's digest.
-  return KEYRING_SHA256 !== undefined;
 }
 
 /**

@@ -1,12 +1,6 @@
 import type { GlobalOptions } from "../cli/options.ts";
 import type { Io } from "../cli/io.ts";
-import { KEYRING_SHA256 } from "../build-info.ts";
-import { CliError } from "../errors.ts";
-import { errorText } from "../quote.ts";
-import { addonCacheDir } from "../native/cache-dir.ts";
-import { loadKeyring } from "../native/load-keyring.ts";
 import type { CredentialStore } from "./credential-store.ts";
-import { createKeychainStore } from "./keychain-store.ts";
 import { callLimits, DEFAULT_TIMEOUT_SECONDS } from "./keychain-calls.ts";
 import { parseTimeout, TIMEOUT_VARIABLE } from "../cli/options.ts";
 
@@ -30,37 +24,15 @@ export async function openStore(options: GlobalOptions, io: Io): Promise<Credent
       ...(io.processes === undefined ? {} : { processes: io.processes }),
     });
   }
-  const cacheDir = addonCacheDir(io.env, io.platform, io.homedir);
-  let keyring;
-  try {
-    keyring = loadKeyring(cacheDir, KEYRING_SHA256);
-  } catch (error) {
-    throw new CliError(addonFailure(error, cacheDir, io.platform), undefined, { cause: error });
+  const limits = callLimits(timeout);
+  const warn = (line: string) => io.stderr.write(`${line}\n`);
+  if (io.platform !== "darwin" && io.platform !== "win32") {
+    // Our own D-Bus client: no native code on Linux (and the BSDs, whose desktops run the
+    // same Secret Service).
+    const { createSecretServiceStore } = await import("./secret-service/store.ts");
+    return createSecretServiceStore({ service: options.service, env: io.env, limits, warn });
   }
-  return createKeychainStore(keyring, options.service, io.platform, callLimits(timeout), {
-    async deleteAll(host) {
-      // Only the Secret Service lets items share a service and account.
-      if (io.platform === "win32" || io.platform === "darwin") return undefined;
-      const { deleteMatchingItems } = await import("./secret-service-items.ts");
-      return deleteMatchingItems(io.env, options.service, host);
-    },
-    warn: (line) => io.stderr.write(`${line}\n`),
-  });
-}
-
-/**
- * What to do when the addon cannot be loaded. A file-system error (it has a syscall) is
- * about the cache directory. Anything else is the loader's: on Windows that is almost
- * always the Visual C++ runtime the addon links against (VCRUNTIME140.dll), which Bun
- * does not bring and a fresh Windows may lack.
- */
-function addonFailure(error: unknown, cacheDir: string, platform: NodeJS.Platform): string {
-  const text = errorText(error);
-  if (typeof (error as { syscall?: unknown } | undefined)?.syscall === "string") {
-    return `could not load the keychain addon from ${cacheDir}: ${text}; make that directory writable (or set XDG_CACHE_HOME to one that is)`;
-  }
-  if (platform === "win32") {
-    return `could not load the keychain addon: ${text}; install the Microsoft Visual C++ Redistributable (x64), which provides VCRUNTIME140.dll`;
-  }
-  return `could not load the keychain addon from ${cacheDir}: ${text}`;
+  // macOS and Windows: the @napi-rs/keyring addon, loaded from its cache only now.
+  const { openBindingStore } = await import("./open-binding-store.ts");
+  return openBindingStore(options.service, io, limits, warn);
 }

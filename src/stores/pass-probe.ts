@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
 import { passStoreDir } from "./pass-store.ts";
-import type { ProbeResult } from "./secret-service-probe.ts";
+import type { ProbeResult } from "./probe-result.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -593,7 +593,8 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       status: "fail",
       title: "no store works on this machine",
       details: [
-        "--backend keychain: not usable: no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)",
+        // The same words as a store call's error in the same state.
+        `--backend keychain: not usable: no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): log in to a desktop session or run under "dbus-run-session"; on a headless machine add --backend pass to the helper's args`,
         "--backend pass: not usable: pass is not installed (not on PATH)",
       ],
       fix: 'install pass and gnupg (e.g. "apt-get install pass"), then "pass init <gpg-id>"',

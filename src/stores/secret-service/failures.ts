@@ -1,0 +1,152 @@
+import { CliError } from "../../errors.ts";
+import { oneLine } from "../../quote.ts";
+import { BusUnavailable, DbusErrorReply, DeadlineExpired } from "./connection.ts";
+import {
+  KeyringLocked,
+  NoDefaultCollection,
+  PromptDismissed,
+  UnexpectedReply,
+} from "./secret-service.ts";
+import { SessionError } from "./session.ts";
+import { WireError } from "./wire.ts";
+
+/**
+ * What is wrong with the Secret Service, named once for every command: `get`, `store`,
+ * `forget`, `list` and `doctor` say the same thing for the same state.
+ */
+export type Cause =
+  "no-bus" | "no-service" | "no-default-collection" | "locked" | "hung" | "refused" | "broken";
+
+export interface Diagnosis {
+  readonly cause: Cause;
+  /** One line for the person: what is wrong and what to do. */
+  readonly summary: string;
+  /** True when a later attempt may get past it (a busy bus, a restarted service, a bad session). */
+  readonly transient: boolean;
+}
+
+const HEADLESS = "on a headless machine add --backend pass to the helper's args";
+const LIMIT = "(--timeout or TF_CREDENTIALS_KEYCHAIN_TIMEOUT sets the limit)";
+
+/**
+ * Names the cause of a failure from what the client knows about it: the D-Bus error name
+ * of a reply, never its message text; the kind of a connection failure; the deadline.
+ */
+export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
+  const result = (cause: Cause, summary: string, transient = false): Diagnosis => ({
+    cause,
+    summary,
+    transient,
+  });
+  if (error instanceof BusUnavailable) {
+    return result(
+      "no-bus",
+      `no D-Bus session bus (${error.message}): log in to a desktop session or run under "dbus-run-session"; ${HEADLESS}`,
+      error.code === "EAGAIN",
+    );
+  }
+  if (error instanceof DeadlineExpired) {
+    return result(
+      "hung",
+      `the Secret Service did not answer ${error.call} within ${timeoutSeconds} s: it hangs or is overloaded; restart it (for example "gnome-keyring-daemon --replace") and try again ${LIMIT}`,
+    );
+  }
+  if (error instanceof KeyringLocked) {
+    return result(
+      "locked",
+      error.reason === "no-prompt"
+        ? 'the keyring is locked, and no unlock prompt can be shown here (no desktop session): unlock it (Seahorse, or "gnome-keyring-daemon --unlock" on a console) and try again'
+        : "the keyring is locked, and its unlock prompt was dismissed: unlock it and try again",
+    );
+  }
+  if (error instanceof PromptDismissed) {
+    return result("refused", `${error.message}: someone declined the request`);
+  }
+  if (error instanceof NoDefaultCollection) {
+    return result(
+      "no-default-collection",
+      'the keyring has no default collection: create one (a "login" keyring in Seahorse, or "gnome-keyring-daemon --unlock" on a headless machine) and try again',
+    );
+  }
+  if (error instanceof SessionError) {
+    return result(
+      "broken",
+      `the Secret Service's encrypted session failed: ${error.message}`,
+      true,
+    );
+  }
+  if (error instanceof UnexpectedReply || error instanceof WireError) {
+    return result(
+      "broken",
+      `the Secret Service sent a malformed reply: ${oneLine(error.message, 200)}`,
+    );
+  }
+  if (error instanceof DbusErrorReply) return diagnoseReply(error, result);
+  throw error;
+}
+
+function diagnoseReply(
+  error: DbusErrorReply,
+  result: (cause: Cause, summary: string, transient?: boolean) => Diagnosis,
+): Diagnosis {
+  const name = error.errorName;
+  switch (name) {
+    case "org.freedesktop.DBus.Error.ServiceUnknown":
+    case "org.freedesktop.DBus.Error.NameHasNoOwner":
+      return result(
+        "no-service",
+        `no Secret Service on the D-Bus session bus: start gnome-keyring, KWallet or KeePassXC (with its Secret Service integration on); ${HEADLESS}`,
+      );
+    case "org.freedesktop.Secret.Error.IsLocked":
+      return result(
+        "locked",
+        'the keyring is locked: unlock it (Seahorse, or "gnome-keyring-daemon --unlock") and try again',
+      );
+    case "org.freedesktop.Secret.Error.NoSuchObject":
+    case "org.freedesktop.DBus.Error.UnknownObject":
+      // An item deleted meanwhile, or a collection that is gone: another attempt searches again.
+      return result(
+        "no-default-collection",
+        "the keyring's collection or item disappeared while in use; try again",
+        true,
+      );
+    case "org.freedesktop.DBus.Error.NoReply":
+    case "org.freedesktop.DBus.Error.LimitsExceeded":
+    case "org.freedesktop.DBus.Error.NoMemory":
+      return result(
+        "hung",
+        `the Secret Service is overloaded or stopped without answering (${name}); try again`,
+        true,
+      );
+    case "org.freedesktop.DBus.Error.AccessDenied":
+    case "org.freedesktop.DBus.Error.NotSupported":
+    case "org.freedesktop.DBus.Error.UnknownMethod":
+    case "org.freedesktop.DBus.Error.UnknownInterface":
+      return result(
+        "refused",
+        `the Secret Service refused the call (${name}: ${oneLine(error.message.slice(name.length + 2), 160)})`,
+      );
+  }
+  if (name.startsWith("org.freedesktop.DBus.Error.Spawn.")) {
+    return result(
+      "no-service",
+      `the D-Bus session bus could not start a Secret Service (${name}); start gnome-keyring, KWallet or KeePassXC yourself; ${HEADLESS}`,
+    );
+  }
+  return result(
+    "refused",
+    `the Secret Service failed: ${name}: ${oneLine(error.message.slice(name.length + 2), 160)}`,
+  );
+}
+
+/** The `CliError` for a failed keychain action: `could not read from the keychain: <cause>`. */
+export function keychainFailure(action: string, error: unknown, timeoutSeconds: number): CliError {
+  if (error instanceof CliError) return error;
+  return new CliError(
+    `could not ${action} the keychain: ${diagnose(error, timeoutSeconds).summary}`,
+    undefined,
+    {
+      cause: error,
+    },
+  );
+}

@@ -1,0 +1,99 @@
+import type { ProbeResult } from "../probe-result.ts";
+import { sessionBusAddresses } from "./bus-address.ts";
+import { BusConnection, BusUnavailable, type Clock } from "./connection.ts";
+import { diagnose } from "./failures.ts";
+import { KeyringLocked, NoDefaultCollection, SecretServiceApi } from "./secret-service.ts";
+import { NO_AUTO_START, type Variant } from "./wire.ts";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const BUS = {
+  destination: "org.freedesktop.DBus",
+  path: "/org/freedesktop/DBus",
+  interface: "org.freedesktop.DBus",
+} as const;
+const SECRETS = "org.freedesktop.secrets";
+
+/**
+ * Looks at the Secret Service the way the store would use it, without starting a service
+ * or showing a prompt: is there a bus, does a service own `org.freedesktop.secrets` (or can
+ * the bus start one), which collection is the default (`ReadAlias`, not the
+ * `/aliases/default` path that KeePassXC does not always answer), and is it locked. Each
+ * finding is worded by the same `diagnose()` that the store's errors use.
+ */
+export async function probeSecretService(
+  env: Env,
+  timeoutSeconds: number,
+  clock: Clock = performance,
+): Promise<ProbeResult> {
+  const headless = "on a machine without a desktop session use --backend pass";
+  const fail = (error: unknown): ProbeResult => ({
+    status: "fail",
+    summary: diagnose(error, timeoutSeconds).summary,
+    safeToOpen: false,
+  });
+  const [address] = sessionBusAddresses(env);
+  if (address === undefined) {
+    return fail(new BusUnavailable("DBUS_SESSION_BUS_ADDRESS is not set"));
+  }
+  let connection: BusConnection | undefined;
+  try {
+    connection = await BusConnection.open(address, clock.now() + timeoutSeconds * 1000, clock);
+    const [owned] = (
+      await connection.call({ ...BUS, member: "NameHasOwner", signature: "s", body: [SECRETS] })
+    ).body;
+    if (owned !== true) {
+      const [names] = (await connection.call({ ...BUS, member: "ListActivatableNames" })).body;
+      return Array.isArray(names) && names.includes(SECRETS)
+        ? {
+            status: "warn",
+            summary: "no Secret Service is running, but the bus will start one on first use",
+            fix: "nothing to do if that start needs no prompt; otherwise unlock your keyring first",
+            safeToOpen: false,
+          }
+        : {
+            status: "fail",
+            summary: "no Secret Service on the session bus (GNOME Keyring, KWallet or KeePassXC)",
+            fix: `install and start gnome-keyring (or enable KeePassXC's Secret Service integration); ${headless}`,
+            safeToOpen: false,
+          };
+    }
+    const api = new SecretServiceApi(connection, {
+      canPrompt: false,
+      promptDeadline: () => clock.now(),
+    });
+    const collection = await api.readAlias("default");
+    if (collection === undefined) return fail(new NoDefaultCollection());
+    const [locked] = (
+      await connection.call({
+        destination: SECRETS,
+        path: collection,
+        interface: "org.freedesktop.DBus.Properties",
+        member: "Get",
+        signature: "ss",
+        body: ["org.freedesktop.Secret.Collection", "Locked"],
+        flags: NO_AUTO_START,
+      })
+    ).body;
+    if ((locked as Variant | undefined)?.value === true) {
+      // On a desktop the first call shows an unlock prompt; without one, every call fails.
+      if (!(env.DISPLAY || env.WAYLAND_DISPLAY)) return fail(new KeyringLocked("no-prompt"));
+      return {
+        status: "warn",
+        summary:
+          "the Secret Service's default collection is locked: Terraform's first call will show an unlock prompt",
+        fix: "unlock it (Seahorse, or log in again)",
+        safeToOpen: false,
+      };
+    }
+    return {
+      status: "ok",
+      summary: "the Secret Service is running and its default collection is unlocked",
+      safeToOpen: true,
+    };
+  } catch (error) {
+    return fail(error);
+  } finally {
+    connection?.close();
+  }
+}

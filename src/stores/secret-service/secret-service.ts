@@ -1,0 +1,314 @@
+import { DbusErrorReply, type BusConnection, type MethodCall } from "./connection.ts";
+import { ALGORITHM, warmUpCrypto, type KeyExchange, type SessionKey } from "./session.ts";
+import type { DbusValue, Message, Variant } from "./wire.ts";
+
+const DESTINATION = "org.freedesktop.secrets";
+const SERVICE_PATH = "/org/freedesktop/secrets";
+const INTERFACE = {
+  service: "org.freedesktop.Secret.Service",
+  collection: "org.freedesktop.Secret.Collection",
+  item: "org.freedesktop.Secret.Item",
+  prompt: "org.freedesktop.Secret.Prompt",
+  properties: "org.freedesktop.DBus.Properties",
+} as const;
+/** "No object": what the API returns for no prompt, no collection, no alias. */
+const NONE = "/";
+
+/** The keyring is locked and could not be unlocked here (no prompt can be shown, or it was dismissed). */
+export class KeyringLocked extends Error {
+  readonly reason: "no-prompt" | "dismissed";
+
+  constructor(reason: "no-prompt" | "dismissed") {
+    super(
+      reason === "no-prompt"
+        ? "locked, and no unlock prompt can be shown"
+        : "the unlock prompt was dismissed",
+    );
+    this.name = "KeyringLocked";
+    this.reason = reason;
+  }
+}
+
+/** A prompt for a create or a delete was dismissed: someone said no. */
+export class PromptDismissed extends Error {
+  constructor(what: string) {
+    super(`the Secret Service's prompt for ${what} was dismissed`);
+    this.name = "PromptDismissed";
+  }
+}
+
+/** The service has no default collection to create an item in. */
+export class NoDefaultCollection extends Error {
+  constructor() {
+    super("the Secret Service has no default collection");
+    this.name = "NoDefaultCollection";
+  }
+}
+
+/** The service answered with something the API does not allow. */
+export class UnexpectedReply extends Error {
+  constructor(what: string) {
+    super(`the Secret Service answered ${what} with an unexpected reply`);
+    this.name = "UnexpectedReply";
+  }
+}
+
+export interface SearchResult {
+  readonly unlocked: readonly string[];
+  readonly locked: readonly string[];
+}
+
+/** An encrypted secret as the API carries it: (oayays). */
+export interface EncryptedSecret {
+  readonly iv: Uint8Array;
+  readonly ciphertext: Uint8Array;
+}
+
+export interface OpenedSession {
+  readonly path: string;
+  /**
+   * The session's key. The arithmetic waits for calls made before it to leave: ask for the
+   * key after sending the calls that need only the session's path (GetSecrets).
+   */
+  key(): Promise<SessionKey>;
+}
+
+export interface PromptPolicy {
+  /** False where no desktop can show an unlock prompt: then a locked keyring fails at once. */
+  readonly canPrompt: boolean;
+  /** The deadline while a prompt is on screen: a person is answering, not a hung service. */
+  promptDeadline(): number;
+}
+
+/**
+ * The calls of the Secret Service API that the store makes, typed, over one connection.
+ * Each method sends at once; methods called in the same turn of the event loop leave in one
+ * write. Prompts (unlock, and deletes or creates that need one) are followed to the end.
+ */
+export class SecretServiceApi {
+  private readonly connection: BusConnection;
+  private readonly prompts: PromptPolicy;
+
+  constructor(connection: BusConnection, prompts: PromptPolicy) {
+    this.connection = connection;
+    this.prompts = prompts;
+  }
+
+  /** Items whose attributes include all of `attributes`, in every collection. */
+  async searchItems(attributes: Readonly<Record<string, string>>): Promise<SearchResult> {
+    const reply = await this.service("SearchItems", "a{ss}", [new Map(Object.entries(attributes))]);
+    const [unlocked, locked] = reply.body;
+    return {
+      unlocked: objectPaths(unlocked, "SearchItems"),
+      locked: objectPaths(locked, "SearchItems"),
+    };
+  }
+
+  /** The collection an alias names, or `undefined` when there is none ("/"). */
+  async readAlias(name: string): Promise<string | undefined> {
+    const [path] = (await this.service("ReadAlias", "s", [name])).body;
+    if (typeof path !== "string") throw new UnexpectedReply("ReadAlias");
+    return path === NONE ? undefined : path;
+  }
+
+  /** Opens an encrypted session with our half of `exchange`. */
+  async openSession(exchange: KeyExchange): Promise<OpenedSession> {
+    const replied = this.service("OpenSession", "sv", [
+      ALGORITHM,
+      { signature: "ay", value: exchange.publicValue },
+    ]);
+    // Once the calls have left, WebCrypto starts while the service does its half.
+    await Promise.resolve();
+    warmUpCrypto();
+    const reply = await replied;
+    const [output, path] = reply.body;
+    const servicePublic = (output as Variant | undefined)?.value;
+    if (!(servicePublic instanceof Uint8Array) || typeof path !== "string" || path === NONE) {
+      throw new UnexpectedReply("OpenSession");
+    }
+    let key: Promise<SessionKey> | undefined;
+    return {
+      path,
+      key: () =>
+        (key ??= (async () => {
+          // Calls already made leave first: the arithmetic can overlap their round trip.
+          await Promise.resolve();
+          return exchange.sessionKey(servicePublic);
+        })()),
+    };
+  }
+
+  /** The encrypted secrets of `items`, by item path (items the service skips are absent). */
+  async getSecrets(
+    items: readonly string[],
+    session: string,
+  ): Promise<Map<string, EncryptedSecret>> {
+    const [secrets] = (await this.service("GetSecrets", "aoo", [items, session])).body;
+    if (!(secrets instanceof Map)) throw new UnexpectedReply("GetSecrets");
+    const found = new Map<string, EncryptedSecret>();
+    for (const [item, secret] of secrets) {
+      const [, iv, ciphertext] = Array.isArray(secret) ? (secret as DbusValue[]) : [];
+      if (
+        typeof item !== "string" ||
+        !(iv instanceof Uint8Array) ||
+        !(ciphertext instanceof Uint8Array)
+      ) {
+        throw new UnexpectedReply("GetSecrets");
+      }
+      found.set(item, { iv, ciphertext });
+    }
+    return found;
+  }
+
+  /** Whether a collection is locked. */
+  async collectionLocked(collection: string): Promise<boolean> {
+    const reply = await this.call({
+      path: collection,
+      interface: INTERFACE.properties,
+      member: "Get",
+      signature: "ss",
+      body: [INTERFACE.collection, "Locked"],
+    });
+    const value = (reply.body[0] as Variant | undefined)?.value;
+    if (typeof value !== "boolean") throw new UnexpectedReply("Get(Locked)");
+    return value;
+  }
+
+  /** An item's attributes. */
+  async itemAttributes(item: string): Promise<Map<string, string>> {
+    const reply = await this.call({
+      path: item,
+      interface: INTERFACE.properties,
+      member: "Get",
+      signature: "ss",
+      body: [INTERFACE.item, "Attributes"],
+    });
+    const value = (reply.body[0] as Variant | undefined)?.value;
+    if (!(value instanceof Map)) throw new UnexpectedReply("Get(Attributes)");
+    const attributes = new Map<string, string>();
+    for (const [key, text] of value) {
+      if (typeof key === "string" && typeof text === "string") attributes.set(key, text);
+    }
+    return attributes;
+  }
+
+  /**
+   * Creates an item in `collection`; with `replace`, one with the same attributes is
+   * replaced instead (the store always replaces; tests make duplicates without).
+   */
+  async createItem(
+    collection: string,
+    label: string,
+    attributes: Readonly<Record<string, string>>,
+    secret: EncryptedSecret,
+    session: string,
+    replace = true,
+  ): Promise<void> {
+    const properties = new Map<DbusValue, DbusValue>([
+      [`${INTERFACE.item}.Label`, { signature: "s", value: label }],
+      [
+        `${INTERFACE.item}.Attributes`,
+        { signature: "a{ss}", value: new Map(Object.entries(attributes)) },
+      ],
+    ]);
+    const reply = await this.call({
+      path: collection,
+      interface: INTERFACE.collection,
+      member: "CreateItem",
+      signature: "a{sv}(oayays)b",
+      body: [properties, [session, secret.iv, secret.ciphertext, "text/plain"], replace],
+    });
+    const [item, prompt] = reply.body;
+    if (typeof item !== "string" || typeof prompt !== "string")
+      throw new UnexpectedReply("CreateItem");
+    if (prompt !== NONE && !(await this.prompt(prompt))) throw new PromptDismissed("CreateItem");
+  }
+
+  /** Replaces the secret of an existing item, keeping its label and attributes. */
+  async setSecret(item: string, secret: EncryptedSecret, session: string): Promise<void> {
+    await this.call({
+      path: item,
+      interface: INTERFACE.item,
+      member: "SetSecret",
+      signature: "(oayays)",
+      body: [[session, secret.iv, secret.ciphertext, "text/plain"]],
+    });
+  }
+
+  /** Deletes an item (following a prompt if the service asks for one). */
+  async deleteItem(item: string): Promise<void> {
+    const [prompt] = (await this.call({ path: item, interface: INTERFACE.item, member: "Delete" }))
+      .body;
+    if (typeof prompt !== "string") throw new UnexpectedReply("Delete");
+    if (prompt !== NONE && !(await this.prompt(prompt))) throw new PromptDismissed("Delete");
+  }
+
+  /**
+   * Unlocks items or collections, following the prompt the service returns: on a desktop it
+   * asks the person, who gets until `promptDeadline()` to answer. Where no desktop can show
+   * one, that is said at once instead of at the deadline.
+   */
+  async unlock(objects: readonly string[]): Promise<void> {
+    if (!this.prompts.canPrompt) throw new KeyringLocked("no-prompt");
+    const [, prompt] = (await this.service("Unlock", "ao", [objects])).body;
+    if (typeof prompt !== "string") throw new UnexpectedReply("Unlock");
+    if (prompt === NONE) return;
+    if (!(await this.prompt(prompt, this.prompts.promptDeadline()))) {
+      throw new KeyringLocked("dismissed");
+    }
+  }
+
+  /**
+   * Runs a prompt and waits for its Completed signal; true unless it was dismissed. Not
+   * every prompt asks a person: KeePassXC returns one for every CreateItem and completes it
+   * at once, so these run under the call's deadline, and only an unlock gets `deadline`.
+   */
+  private async prompt(prompt: string, deadline?: number): Promise<boolean> {
+    const completed = this.connection.waitForSignal(
+      (message: Message) =>
+        message.path === prompt &&
+        message.interface === INTERFACE.prompt &&
+        message.member === "Completed",
+      `${INTERFACE.prompt}.Completed`,
+    );
+    completed.catch(() => {
+      // Reported through the calls below, or awaited further down.
+    });
+    await this.connection.addMatch(
+      `type='signal',interface='${INTERFACE.prompt}',member='Completed',path='${prompt}'`,
+    );
+    if (deadline !== undefined) this.connection.setDeadline(deadline);
+    await this.call({
+      path: prompt,
+      interface: INTERFACE.prompt,
+      member: "Prompt",
+      signature: "s",
+      body: [""],
+    });
+    const [dismissed] = (await completed).body;
+    return dismissed === false;
+  }
+
+  private service(member: string, signature: string, body: readonly DbusValue[]): Promise<Message> {
+    return this.call({ path: SERVICE_PATH, interface: INTERFACE.service, member, signature, body });
+  }
+
+  private call(call: Omit<MethodCall, "destination">): Promise<Message> {
+    return this.connection.call({ destination: DESTINATION, ...call });
+  }
+}
+
+function objectPaths(value: DbusValue | undefined, what: string): string[] {
+  if (!Array.isArray(value)) throw new UnexpectedReply(what);
+  return (value as DbusValue[]).map((path) => {
+    if (typeof path !== "string") throw new UnexpectedReply(what);
+    return path;
+  });
+}
+
+/** True for the D-Bus error a service gives for a call on a locked item or collection. */
+export function isLockedError(error: unknown): boolean {
+  return (
+    error instanceof DbusErrorReply && error.errorName === "org.freedesktop.Secret.Error.IsLocked"
+  );
+}

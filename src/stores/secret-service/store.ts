@@ -1,0 +1,395 @@
+import { CliError } from "../../errors.ts";
+import { canonicalHostname, type Hostname } from "../../protocol/hostname.ts";
+import type { CredentialStore } from "../credential-store.ts";
+import type { CallLimits } from "../keychain-calls.ts";
+import { sessionBusAddresses } from "./bus-address.ts";
+import { BusConnection, BusUnavailable, DbusErrorReply } from "./connection.ts";
+import { diagnose, keychainFailure } from "./failures.ts";
+import {
+  isLockedError,
+  NoDefaultCollection,
+  SecretServiceApi,
+  type OpenedSession,
+  type PromptPolicy,
+} from "./secret-service.ts";
+import { startKeyExchange, type KeyExchange } from "./session.ts";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * How long an unlock prompt on screen may wait for its person, whatever `--timeout` says:
+ * a prompt is not a hang, but Terraform has no timeout of its own, and a prompt on a screen
+ * no one looks at must not hold `terraform init` for ever.
+ */
+export const PROMPT_LIMIT_SECONDS = 300;
+
+export interface SecretServiceStoreOptions {
+  /** The `service` attribute of every item (`--service`). */
+  readonly service: string;
+  readonly env: Env;
+  readonly limits: CallLimits;
+  /** Tells the user, on stderr, about something done or found on the way (duplicates). */
+  warn(line: string): void;
+}
+
+/** The Secret Service store, with `close()` for callers that outlive it (tests). */
+export type SecretServiceStore = CredentialStore & { close(): void };
+
+/**
+ * Credentials in the Secret Service (GNOME Keyring, KWallet, KeePassXC), spoken to over
+ * D-Bus directly. One item per host, as the landed version wrote them: attributes exactly
+ * `service` and `username` (the hostname), label `keyring:<host>@<service>`, the
+ * credentials object as UTF-8 text. Every call of a run shares one connection, one
+ * encrypted session and one deadline.
+ *
+ * Items of other programs that carry our two attributes and more are not ours: get reads
+ * one only when no item of ours exists, store never overwrites one, forget removes them all
+ * (the user asked for the host to be forgotten).
+ */
+export function createSecretServiceStore(options: SecretServiceStoreOptions): SecretServiceStore {
+  const { service, limits } = options;
+  let client: Client | undefined;
+
+  /** The connection; with `withSession`, our half of the key exchange is made while it connects. */
+  const connect = async (withSession: boolean): Promise<Client> => {
+    if (client !== undefined) return client;
+    const addresses = sessionBusAddresses(options.env);
+    if (addresses.length === 0) {
+      throw new BusUnavailable(
+        "DBUS_SESSION_BUS_ADDRESS is not set, and there is no $XDG_RUNTIME_DIR/bus",
+      );
+    }
+    let lastError: unknown;
+    for (const address of addresses) {
+      try {
+        const opening = BusConnection.open(address, limits.deadline, limits);
+        opening.catch(ignore);
+        const exchange = withSession ? startKeyExchange() : undefined;
+        client = new Client(await opening, exchange, {
+          canPrompt: canShowPrompt(options.env),
+          promptDeadline: () =>
+            Math.max(limits.deadline, limits.now() + PROMPT_LIMIT_SECONDS * 1000),
+        });
+        return client;
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    throw lastError;
+  };
+
+  /**
+   * Runs `operation` on the connection, again on a fresh one after a failure that a later
+   * attempt can get past (a busy bus, a service that stopped and is started anew), with
+   * backoff and jitter, never past the deadline.
+   */
+  const attempt = async <T>(
+    action: string,
+    operation: (client: Client) => Promise<T>,
+    withSession = false,
+  ): Promise<T> => {
+    for (let round = 0; ; round++) {
+      try {
+        return await operation(await connect(withSession));
+      } catch (error) {
+        if (error instanceof CliError) throw error;
+        client?.close();
+        client = undefined;
+        const { transient } = diagnose(error, limits.timeoutSeconds);
+        const backoff = Math.min(1000, 50 * 2 ** round) * (1 + Math.random() / 2);
+        if (!transient || limits.now() + backoff >= limits.deadline) {
+          throw keychainFailure(action, error, limits.timeoutSeconds);
+        }
+        await limits.sleep(backoff);
+      }
+    }
+  };
+
+  const ours = (host: Hostname) => ({ service, username: host });
+
+  return {
+    async get(host) {
+      return attempt(
+        "read from",
+        async (client) => {
+          const { api } = client;
+          const search = api.searchItems(ours(host));
+          const defaultCollection = client.defaultCollection();
+          const session = client.session();
+          const { unlocked, locked } = await search;
+          const items = [...unlocked, ...locked];
+          if (items.length === 0) {
+            // Absence is no error, but a person running get should learn why terraform login
+            // will fail, or why KeePassXC (which hides a locked database's items) found nothing.
+            const collection = await defaultCollection.catch(() => undefined);
+            if (collection?.path === undefined) {
+              options.warn(
+                'warning: the keyring has no default collection, so nothing can be stored in it; create one (a "login" keyring in Seahorse, or "gnome-keyring-daemon --unlock") before terraform login',
+              );
+            } else if (collection.locked) {
+              options.warn("warning: the keyring is locked; unlock it to see what it holds");
+            }
+            return undefined;
+          }
+          if (locked.length > 0) await api.unlock(locked);
+          const opened = await session;
+          const found = Promise.all([
+            api.getSecrets(items, opened.path),
+            Promise.all(items.map((item) => api.itemAttributes(item))),
+          ]);
+          found.catch(ignore);
+          const key = await opened.key();
+          const [secrets, attributes] = await found;
+          const mine = items.filter((_, index) => isOurs(attributes[index], service, host));
+          const candidates = mine.length > 0 ? mine : items;
+          const texts: string[] = [];
+          for (const item of candidates) {
+            const secret = secrets.get(item);
+            if (secret === undefined) continue;
+            const plaintext = await key.decrypt(secret.iv, secret.ciphertext);
+            try {
+              texts.push(utf8(plaintext, host));
+            } finally {
+              plaintext.fill(0);
+            }
+          }
+          // The same one every time, whatever order the service lists them in.
+          texts.sort();
+          if (texts.length > 1) {
+            options.warn(
+              `warning: ${texts.length} keychain items match ${host}; using the first in sorted order; "forget ${host}" removes them all`,
+            );
+          }
+          return texts[0];
+        },
+        true,
+      );
+    },
+
+    async store(host, secret) {
+      const bytes = new TextEncoder().encode(secret);
+      try {
+        await attempt(
+          "write to",
+          async (client) => {
+            const { api } = client;
+            // Stores of one host take turns: two that both find nothing would otherwise both
+            // create an item (or, on KeePassXC 2.7.4, one would wait on a dialog to replace
+            // the other's: keepassxreboot/keepassxc#9255).
+            const turn = client.takeTurn(`${service}\n${host}`);
+            const search = api.searchItems(ours(host));
+            const defaultCollection = client.defaultCollection();
+            const session = client.session();
+            // A search sent while we waited our turn may predate the last store: ask again.
+            const { unlocked, locked } = (await turn)
+              ? await search
+              : await api.searchItems(ours(host));
+            const items = [...unlocked, ...locked];
+            const attributes = await Promise.all(items.map((item) => api.itemAttributes(item)));
+            const mine = items.filter((_, index) => isOurs(attributes[index], service, host));
+            // Which of several to keep is not ours to guess, and deleting them first would lose
+            // them all if the write then failed: the user decides.
+            if (mine.length > 1) throw severalItems(host, mine.length);
+            // The one item of ours, wherever it lives, keeps its place, label and attributes.
+            const [existing] = mine;
+            // replace: two stores racing for one host leave one item, not two. Not when another
+            // program's item matches: gnome-keyring would replace that one.
+            const replace = items.length === 0;
+            const collection = await defaultCollection;
+            const target = existing ?? collection.path;
+            if (target === undefined) throw new NoDefaultCollection();
+            // A locked collection's CreateItem prompts to unlock it: better asked first, and
+            // refused at once where no one can answer.
+            if (existing === undefined && collection.locked) await api.unlock([target]);
+            const opened = await session;
+            const encrypted = await (await opened.key()).encrypt(bytes);
+            const write = () =>
+              existing !== undefined
+                ? api.setSecret(existing, encrypted, opened.path)
+                : api.createItem(
+                    target,
+                    `keyring:${host}@${service}`,
+                    ours(host),
+                    encrypted,
+                    opened.path,
+                    replace,
+                  );
+            try {
+              await write();
+            } catch (error) {
+              if (!isLockedError(error)) throw error;
+              await api.unlock([target]);
+              await write();
+            }
+          },
+          true,
+        );
+      } finally {
+        bytes.fill(0);
+      }
+    },
+
+    async forget(host) {
+      const removed = await attempt("delete from", async ({ api }) => {
+        const { unlocked, locked } = await api.searchItems(ours(host));
+        if (locked.length > 0) await api.unlock(locked);
+        const items = [...unlocked, ...locked];
+        await Promise.all(items.map((item) => api.deleteItem(item)));
+        return items.length;
+      });
+      if (removed > 1) options.warn(`removed ${removed} keychain items that matched ${host}`);
+    },
+
+    async list() {
+      return attempt("list the entries of", async ({ api }) => {
+        const { unlocked, locked } = await api.searchItems({ service });
+        const attributes = await Promise.all(
+          [...unlocked, ...locked].map((item) => api.itemAttributes(item)),
+        );
+        const hosts = new Set<Hostname>();
+        for (const found of attributes) {
+          // Ours are stored in normalized form; anything else under the same service name was
+          // written by another program, and get/forget could not reach it by that name.
+          const host = canonicalHostname(found.get("username") ?? "");
+          if (host !== undefined) hosts.add(host);
+        }
+        return [...hosts].sort();
+      });
+    },
+
+    close() {
+      client?.close();
+      client = undefined;
+    },
+  } satisfies SecretServiceStore;
+}
+
+/** One connection with its API and, once asked for, its encrypted session. */
+class Client {
+  readonly api: SecretServiceApi;
+  private opened: Promise<OpenedSession> | undefined;
+  private readonly connection: BusConnection;
+  private readonly exchange: KeyExchange | undefined;
+
+  constructor(connection: BusConnection, exchange: KeyExchange | undefined, prompts: PromptPolicy) {
+    this.connection = connection;
+    this.exchange = exchange;
+    this.api = new SecretServiceApi(connection, prompts);
+  }
+
+  /**
+   * Takes the bus-wide turn of `key` for as long as this connection lives; resolves true when
+   * it was free at once. A bus whose policy refuses us the name gives no turns: then every
+   * caller goes at once, as before there were turns.
+   */
+  takeTurn(key: string): Promise<boolean> {
+    const turn = this.connection
+      .acquireName(`org.terraform_credentials_keychain.Store.h${fnv1a(key)}`)
+      .catch((error: unknown) => {
+        if (error instanceof DbusErrorReply) return true;
+        throw error;
+      });
+    turn.catch(ignore);
+    return turn;
+  }
+
+  /**
+   * The default collection (`path` undefined when there is none) and whether it is locked.
+   * The second question leaves as soon as the first is answered, while the other calls of
+   * the first write are still on their way.
+   */
+  defaultCollection(): Promise<{ path: string | undefined; locked: boolean }> {
+    const asked = this.api.readAlias("default").then(async (path) => ({
+      path,
+      locked: path === undefined ? false : await this.api.collectionLocked(path),
+    }));
+    asked.catch(ignore);
+    return asked;
+  }
+
+  /**
+   * The session, opened on first use. Asked for in the same turn as the first calls, its
+   * OpenSession leaves in their write.
+   */
+  session(): Promise<OpenedSession> {
+    if (this.opened === undefined) {
+      this.opened = this.api.openSession(this.exchange ?? startKeyExchange());
+      this.opened.catch(ignore);
+    }
+    return this.opened;
+  }
+
+  close(): void {
+    this.connection.close();
+  }
+}
+
+/**
+ * Ours: exactly the two attributes we write. A provider may add attributes of its own to
+ * every item, which do not make an item another program's: gnome-keyring adds
+ * `xdg:schema = org.freedesktop.Secret.Generic` to items created without a schema, and
+ * KeePassXC its entry fields.
+ */
+function isOurs(
+  attributes: ReadonlyMap<string, string> | undefined,
+  service: string,
+  host: Hostname,
+): boolean {
+  if (attributes === undefined) return false;
+  let count = 0;
+  for (const [name, value] of attributes) {
+    if (PROVIDER_ATTRIBUTES.has(name)) continue;
+    count++;
+    if (name === "service" ? value !== service : name === "username" ? value !== host : true)
+      return false;
+  }
+  return count === 2;
+}
+
+const PROVIDER_ATTRIBUTES = new Set<string>([
+  "xdg:schema",
+  // KeePassXC 2.7 reports the fields of the KeePass entry behind every item, and the content
+  // type of a secret that is not text/plain (the landed version wrote application/octet-stream).
+  "FDO_SECRETS_CONTENT_TYPE",
+  "Title",
+  "UserName",
+  "URL",
+  "Notes",
+  "Uuid",
+  "Path",
+]);
+
+function severalItems(host: Hostname, count: number): CliError {
+  return new CliError(
+    `${count} keychain items match ${host}, so nothing was stored; "forget ${host}" removes them all, then store again`,
+  );
+}
+
+function utf8(bytes: Uint8Array, host: Hostname): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new CliError(
+      `the keychain entry for ${host} is not UTF-8 text; run "forget ${host}" and log in again`,
+    );
+  }
+}
+
+/** FNV-1a (32 bits) of `text`'s UTF-16 code units, as 8 hex digits: a bus name element. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
+}
+
+/** A desktop that can show an unlock prompt: an X11 or Wayland display. */
+function canShowPrompt(env: Env): boolean {
+  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
+}
+
+function ignore(): void {
+  // Awaited (or deliberately not needed) elsewhere; this only keeps it from being unhandled.
+}
