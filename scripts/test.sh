@@ -15,6 +15,7 @@ suites=("$@")
 declare -A package_of=(
   [dbus-daemon]=dbus [dbus-send]=dbus [gnome-keyring-daemon]=gnome-keyring
   [secret-tool]=libsecret-tools [pass]=pass [gpg]=gnupg [gpg-agent]=gnupg [openssl]=openssl
+  [keepassxc]=keepassxc [keepassxc-cli]=keepassxc [kwalletd5]=libkf5wallet-bin
 )
 needs_system=0
 for suite in "${suites[@]}"; do
@@ -25,6 +26,8 @@ if [[ $needs_system == 1 ]]; then
   for program in "${!package_of[@]}"; do
     command -v "$program" >/dev/null 2>&1 || missing[${package_of[$program]}]=1
   done
+  # kwalletd5's Diffie-Hellman comes from a QCA plugin, a library rather than a program.
+  compgen -G "/usr/lib/*/qca-qt5/crypto/libqca-ossl.so" >/dev/null || missing[libqca-qt5-2-plugins]=1
   if [[ ${#missing[@]} -gt 0 ]]; then
     packages="${!missing[*]}"
     echo "missing apt packages for the integration and e2e tests: $packages; install them with: sudo apt-get install $packages" >&2

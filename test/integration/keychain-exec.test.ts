@@ -1,7 +1,9 @@
-import { startKeyringSession } from "../support/keyring-session.ts";
+import { SECRET_SERVICE_PROVIDERS } from "../support/secret-service-providers.ts";
 import { describeExec } from "../support/exec-suite.ts";
 
-describeExec("the Secret Service (gnome-keyring)", async () => {
-  const session = await startKeyringSession();
-  return { env: session.env, args: [], close: () => session.close() };
-});
+for (const provider of SECRET_SERVICE_PROVIDERS) {
+  describeExec(`the Secret Service (${provider.name})`, async () => {
+    const session = await provider.start();
+    return { env: session.env, args: [], close: () => session.close() };
+  });
+}

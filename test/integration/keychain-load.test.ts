@@ -38,7 +38,7 @@ describe("under load", () => {
 });
 
 describe("the deadline of a call", () => {
-  test("with a locked keyring, concurrent calls all give up by the deadline with one line naming the cause", async () => {
+  test("with a locked keyring, concurrent calls all give up before the deadline with one line naming the cause", async () => {
     const session = await startKeyringSession();
     try {
       assertSilentSuccess(
@@ -51,21 +51,14 @@ describe("the deadline of a call", () => {
           runHelper(["get", "locked.example.com"], { env, timeoutMs: 60_000 }),
         ),
       );
-      // A call still blocked in the binding cannot be interrupted, so the helper ends
-      // itself with SIGKILL after writing its message (code null here, 137 in a shell).
+      // No desktop can show an unlock prompt here: each says so at once, with exit code 1
+      // (never a signal), well before the deadline.
       for (const result of results) {
-        assert.notEqual(result.code, 0, result.stderr);
+        assert.equal(result.code, 1, result.stderr);
         assert.equal(result.stdout, "");
         assert.match(result.stderr, /^[^\n]*locked[^\n]*\n$/);
-        assert.ok(result.milliseconds < 15_000, `took ${result.milliseconds} ms`);
+        assert.ok(result.milliseconds < 3000, `took ${result.milliseconds} ms`);
       }
-      const timedOut = await runHelper(["--timeout", "2", "get", "locked.example.com"], {
-        env: session.env,
-        timeoutMs: 60_000,
-      });
-      assert.notEqual(timedOut.code, 0, timedOut.stderr);
-      assert.match(timedOut.stderr, /within 2 s/);
-      assert.ok(timedOut.milliseconds < 12_000, `took ${timedOut.milliseconds} ms`);
     } finally {
       await session.close();
     }

@@ -16,12 +16,24 @@ export interface KeyringSession {
   lockCollection(): Promise<void>;
   /** Kills the bus daemon (SIGKILL), leaving a dead socket behind. */
   killBus(): void;
+  /**
+   * Sends `signal` to the Secret Service's daemon: SIGSTOP makes a service that hangs
+   * (SIGCONT ends that), SIGKILL one that dies.
+   */
+  signalService(signal: NodeJS.Signals): void;
   close(): Promise<void>;
 }
 
 export interface KeyringSessionOptions {
   /** false: a bus that knows no Secret Service at all (none running, none activatable). */
   readonly secretService?: boolean;
+  /**
+   * false: gnome-keyring runs without a login keyring, as `dbus-run-session` with
+   * `gnome-keyring-daemon --start` gives: a Secret Service with no default collection.
+   */
+  readonly loginKeyring?: boolean;
+  /** true: the bus listens on an abstract socket (`unix:abstract=`), as some desktops' do. */
+  readonly abstractBus?: boolean;
 }
 
 const PASSWORD = "test-keyring-password";
@@ -38,56 +50,37 @@ export const KEYRING_PACKAGES = "dbus dbus-x11 gnome-keyring libsecret-tools";
 export async function startKeyringSession(
   options: KeyringSessionOptions = {},
 ): Promise<KeyringSession> {
-  const sandbox = mkdtempSync(path.join(os.tmpdir(), "tfck-keyring-"));
-  const dirs = { home: "home", config: "config", data: "data", cache: "cache", runtime: "runtime" };
-  for (const dir of Object.values(dirs)) mkdirSync(path.join(sandbox, dir), { mode: 0o700 });
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    LANG: "C.UTF-8",
-    HOME: path.join(sandbox, dirs.home),
-    XDG_CONFIG_HOME: path.join(sandbox, dirs.config),
-    XDG_DATA_HOME: path.join(sandbox, dirs.data),
-    XDG_CACHE_HOME: path.join(sandbox, dirs.cache),
-    XDG_RUNTIME_DIR: path.join(sandbox, dirs.runtime),
-  };
+  const { env, bus, children, close } = await startPrivateBus({
+    prefix: "tfck-keyring-",
+    withServices: options.secretService !== false,
+    packages: KEYRING_PACKAGES,
+    abstract: options.abstractBus === true,
+  });
 
-  const busConfig = path.join(sandbox, "bus.conf");
-  writeFileSync(busConfig, busConfigText(sandbox, options.secretService !== false));
-  const bus = spawn(
-    "dbus-daemon",
-    ["--nofork", `--config-file=${busConfig}`, "--print-address=1"],
-    {
-      env,
-      stdio: ["ignore", "pipe", "ignore"],
-    },
-  );
-  const children: ChildProcess[] = [bus];
-  const close = async () => {
-    for (const child of children.reverse()) await stop(child);
-    rmSync(sandbox, { recursive: true, force: true });
-  };
-
+  let daemon: ChildProcess | undefined;
   try {
-    env.DBUS_SESSION_BUS_ADDRESS = await firstLine(bus, "dbus-daemon");
     if (options.secretService !== false) {
-      const daemon = spawn(
+      const login = options.loginKeyring !== false;
+      daemon = spawn(
         "gnome-keyring-daemon",
-        ["--foreground", "--unlock", "--components=secrets"],
+        ["--foreground", ...(login ? ["--unlock"] : []), "--components=secrets"],
         {
           env,
-          stdio: ["pipe", "ignore", "ignore"],
+          stdio: [login ? "pipe" : "ignore", "ignore", "ignore"],
         },
       );
       children.push(daemon);
-      daemon.stdin.end(PASSWORD);
+      daemon.stdin?.end(PASSWORD);
       await waitFor(
         () => nameHasOwner(env, "org.freedesktop.secrets"),
         "gnome-keyring to own org.freedesktop.secrets",
       );
-      await waitFor(
-        async () => !(await collectionLocked(env)),
-        "the login collection to be unlocked",
-      );
+      if (login) {
+        await waitFor(
+          async () => !(await collectionLocked(env)),
+          "the login collection to be unlocked",
+        );
+      }
     }
   } catch (error) {
     await close();
@@ -108,20 +101,91 @@ export async function startKeyringSession(
     killBus() {
       bus.kill("SIGKILL");
     },
+    signalService(signal) {
+      daemon?.kill(signal);
+    },
     close,
   };
+}
+
+/** A temp directory with a private HOME, XDG dirs and session bus: the base of every session. */
+export interface PrivateBus {
+  /** The temp directory; close() removes it. */
+  readonly sandbox: string;
+  /** PATH, LANG, HOME, the XDG dirs (all inside the sandbox) and DBUS_SESSION_BUS_ADDRESS. */
+  readonly env: Record<string, string>;
+  /** The dbus-daemon. */
+  readonly bus: ChildProcess;
+  /** The bus, then whatever a session pushes; close() stops them in reverse order. */
+  readonly children: ChildProcess[];
+  /** Stops the children and removes the sandbox. */
+  readonly close: () => Promise<void>;
+}
+
+export interface PrivateBusOptions {
+  /** Prefix of the temp directory's name, e.g. "tfck-keyring-". */
+  readonly prefix: string;
+  /** Activate services from the system's session service files (see busConfigText). */
+  readonly withServices: boolean;
+  /** The Debian packages to name if dbus-daemon cannot start. */
+  readonly packages: string;
+  /** Listen on an abstract socket (`unix:abstract=`), not a path. */
+  readonly abstract?: boolean;
+}
+
+/**
+ * Creates the sandbox and starts `dbus-daemon` in it. HOME and the XDG dirs point into it
+ * before the bus starts, because services the bus activates inherit the bus's environment.
+ */
+export async function startPrivateBus(options: PrivateBusOptions): Promise<PrivateBus> {
+  const sandbox = mkdtempSync(path.join(os.tmpdir(), options.prefix));
+  const dirs = { home: "home", config: "config", data: "data", cache: "cache", runtime: "runtime" };
+  for (const dir of Object.values(dirs)) mkdirSync(path.join(sandbox, dir), { mode: 0o700 });
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    LANG: "C.UTF-8",
+    HOME: path.join(sandbox, dirs.home),
+    XDG_CONFIG_HOME: path.join(sandbox, dirs.config),
+    XDG_DATA_HOME: path.join(sandbox, dirs.data),
+    XDG_CACHE_HOME: path.join(sandbox, dirs.cache),
+    XDG_RUNTIME_DIR: path.join(sandbox, dirs.runtime),
+  };
+
+  const busConfig = path.join(sandbox, "bus.conf");
+  writeFileSync(busConfig, busConfigText(sandbox, options.withServices, options.abstract === true));
+  const bus = spawn(
+    "dbus-daemon",
+    ["--nofork", `--config-file=${busConfig}`, "--print-address=1"],
+    {
+      env,
+      stdio: ["ignore", "pipe", "ignore"],
+    },
+  );
+  const children: ChildProcess[] = [bus];
+  const close = async () => {
+    for (const child of children.reverse()) await stop(child);
+    rmSync(sandbox, { recursive: true, force: true });
+  };
+
+  try {
+    env.DBUS_SESSION_BUS_ADDRESS = await firstLine(bus, "dbus-daemon", options.packages);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { sandbox, env, bus, children, close };
 }
 
 /**
  * A session bus of our own. With `withServices`, it activates services from the system's
  * session service files as a desktop bus would; without, nothing can provide a Secret Service.
  */
-function busConfigText(sandbox: string, withServices: boolean): string {
+function busConfigText(sandbox: string, withServices: boolean, abstract: boolean): string {
   return `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
   <type>session</type>
-  <listen>unix:dir=${sandbox}</listen>
+  <listen>${abstract ? `unix:abstract=${sandbox}/bus` : `unix:dir=${sandbox}`}</listen>
   ${withServices ? "<standard_session_servicedirs/>" : ""}
   <policy context="default">
     <allow send_destination="*" eavesdrop="true"/>
@@ -132,7 +196,7 @@ function busConfigText(sandbox: string, withServices: boolean): string {
 `;
 }
 
-async function dbusSend(env: Record<string, string>, args: string[]): Promise<string> {
+export async function dbusSend(env: Record<string, string>, args: string[]): Promise<string> {
   const { stdout } = await execFileAsync("dbus-send", ["--session", "--print-reply", ...args], {
     env,
     timeout: 5000,
@@ -142,7 +206,7 @@ async function dbusSend(env: Record<string, string>, args: string[]): Promise<st
 
 // Asks the bus, not the service: a call addressed to org.freedesktop.secrets before the
 // daemon owns the name would make the bus start a second daemon.
-async function nameHasOwner(env: Record<string, string>, name: string): Promise<boolean> {
+export async function nameHasOwner(env: Record<string, string>, name: string): Promise<boolean> {
   const reply = await dbusSend(env, [
     "--dest=org.freedesktop.DBus",
     "/org/freedesktop/DBus",
@@ -163,8 +227,12 @@ async function collectionLocked(env: Record<string, string>): Promise<boolean> {
   return !reply.includes("boolean false");
 }
 
-async function waitFor(condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
+export async function waitFor(
+  condition: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await condition()) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -172,15 +240,11 @@ async function waitFor(condition: () => Promise<boolean>, what: string): Promise
   throw new Error(`timed out waiting for ${what}`);
 }
 
-function firstLine(child: ChildProcess, name: string): Promise<string> {
+function firstLine(child: ChildProcess, name: string, packages: string): Promise<string> {
   return new Promise((resolve, reject) => {
     let buffer = "";
     child.once("error", (error) =>
-      reject(
-        new Error(
-          `${name} could not start (apt-get install ${KEYRING_PACKAGES}): ${error.message}`,
-        ),
-      ),
+      reject(new Error(`${name} could not start (apt-get install ${packages}): ${error.message}`)),
     );
     child.once("exit", (code) => reject(new Error(`${name} exited early with code ${code}`)));
     child.stdout?.on("data", (chunk: Buffer) => {
@@ -191,7 +255,7 @@ function firstLine(child: ChildProcess, name: string): Promise<string> {
   });
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");

@@ -1,0 +1,48 @@
+import { sessionBusAddresses } from "../../src/stores/secret-service/bus-address.ts";
+import { BusConnection } from "../../src/stores/secret-service/connection.ts";
+import { SecretServiceApi } from "../../src/stores/secret-service/secret-service.ts";
+import { startKeyExchange } from "../../src/stores/secret-service/session.ts";
+
+/**
+ * Creates an item in the default collection beside any that match, as another program
+ * would (CreateItem without replace), through the project's own client: secret-tool
+ * always replaces, and on KeePassXC 2.7.4 a replace of another process's item waits for
+ * a dialog (keepassxreboot/keepassxc#9255).
+ */
+export async function addItem(
+  env: Record<string, string>,
+  attributes: Record<string, string>,
+  secret: string,
+  label = "another program's item",
+): Promise<void> {
+  const [address] = sessionBusAddresses(env);
+  if (address === undefined) throw new Error("no bus address in the session's env");
+  const connection = await BusConnection.open(address, performance.now() + 10_000, performance);
+  try {
+    const api = new SecretServiceApi(connection, { canPrompt: false, promptDeadline: () => 0 });
+    const collection = await api.readAlias("default");
+    if (collection === undefined) throw new Error("the session has no default collection");
+    const session = await api.openSession(startKeyExchange());
+    const encrypted = await (await session.key()).encrypt(new TextEncoder().encode(secret));
+    await api.createItem(collection, label, attributes, encrypted, session.path, false);
+  } finally {
+    connection.close();
+  }
+}
+
+/** How many items, locked or not, carry all of `attributes`. */
+export async function countItems(
+  env: Record<string, string>,
+  attributes: Record<string, string>,
+): Promise<number> {
+  const [address] = sessionBusAddresses(env);
+  if (address === undefined) throw new Error("no bus address in the session's env");
+  const connection = await BusConnection.open(address, performance.now() + 10_000, performance);
+  try {
+    const api = new SecretServiceApi(connection, { canPrompt: false, promptDeadline: () => 0 });
+    const { unlocked, locked } = await api.searchItems(attributes);
+    return unlocked.length + locked.length;
+  } finally {
+    connection.close();
+  }
+}
