@@ -131,16 +131,21 @@ export class BusConnection {
     }
     const connection = new BusConnection(socket, deadline, clock);
     holder.connection = connection;
-    connection.queue(AUTH);
-    void connection.call({ ...BUS, member: "Hello" }).catch(() => {
+    // Held back until the caller's first call, so that they all leave in one write.
+    connection.outgoing.push(AUTH);
+    void connection.call({ ...BUS, member: "Hello" }, false).catch(() => {
       // A failed Hello fails every later call too, which is where it is reported.
     });
     for (const bytes of early) connection.received(bytes);
     return connection;
   }
 
-  /** Sends a call; resolves with its reply, rejects with `DbusErrorReply` for an error reply. */
-  call(call: MethodCall): Promise<Message> {
+  /**
+   * Sends a call; resolves with its reply, rejects with `DbusErrorReply` for an error reply.
+   * Without `flush` it waits in the queue for the next call that flushes (Hello waits for the
+   * caller's first call, so that they leave together).
+   */
+  call(call: MethodCall, flush = true): Promise<Message> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     const serial = ++this.serial;
     const what = `${call.interface}.${call.member}`;
@@ -157,7 +162,7 @@ export class BusConnection {
     return new Promise<Message>((resolve, reject) => {
       if (this.pending.size === 0) this.awaitingAnswers(true);
       this.pending.set(serial, { what, resolve, reject });
-      this.queue(bytes);
+      this.queue(bytes, flush);
     });
   }
 
@@ -237,9 +242,10 @@ export class BusConnection {
     this.fail(new BusUnavailable("the connection was closed"));
   }
 
-  private queue(bytes: Uint8Array): void {
+  /** Queues `bytes`; with `flush`, everything queued leaves once this turn of the event loop ends. */
+  private queue(bytes: Uint8Array, flush: boolean): void {
     this.outgoing.push(bytes);
-    if (this.flushQueued) return;
+    if (!flush || this.flushQueued) return;
     this.flushQueued = true;
     queueMicrotask(() => {
       this.flushQueued = false;
