@@ -1,7 +1,7 @@
 import { sessionBusAddresses } from "../../src/stores/secret-service/bus-address.ts";
 import { BusConnection } from "../../src/stores/secret-service/connection.ts";
 import { SecretServiceApi } from "../../src/stores/secret-service/secret-service.ts";
-import { startKeyExchange } from "../../src/stores/secret-service/session.ts";
+import { SessionError, startKeyExchange } from "../../src/stores/secret-service/session.ts";
 
 /**
  * Creates an item in the default collection beside any that match, as another program
@@ -22,9 +22,18 @@ export async function addItem(
     const api = new SecretServiceApi(connection, { canPrompt: false, promptDeadline: () => 0 });
     const collection = await api.readAlias("default");
     if (collection === undefined) throw new Error("the session has no default collection");
-    const session = await api.openSession(startKeyExchange());
-    const encrypted = await (await session.key()).encrypt(new TextEncoder().encode(secret));
-    await api.createItem(collection, label, attributes, encrypted, session.path, false);
+    // One exchange in 256 is refused (a shared secret that begins with a zero byte): again.
+    for (let attempt = 0; ; attempt++) {
+      const session = await api.openSession(startKeyExchange());
+      const key = await session.key().catch((error: unknown) => {
+        if (!(error instanceof SessionError) || attempt > 10) throw error;
+        return undefined;
+      });
+      if (key === undefined) continue;
+      const encrypted = await key.encrypt(new TextEncoder().encode(secret));
+      await api.createItem(collection, label, attributes, encrypted, session.path, false);
+      return;
+    }
   } finally {
     connection.close();
   }

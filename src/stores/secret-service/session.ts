@@ -60,6 +60,16 @@ export function startKeyExchange(
         throw new SessionError("the service's public value is outside [2, p-2]");
       }
       const shared = toBytes(modPow(peer, privateValue, PRIME), PRIME_BYTES);
+      if (shared[0] === 0) {
+        // kwalletd before KWallet 6.25 (KDE bug 514194) derives its key from the shared secret
+        // without its leading zero bytes; the specification and every other service keep all
+        // 128. One session in 256 begins with a zero byte: it is refused here (a SessionError is
+        // retried with a new exchange) instead of failing later on KWallet.
+        shared.fill(0);
+        throw new SessionError(
+          "the shared secret begins with a zero byte; opening another session",
+        );
+      }
       try {
         return await deriveSessionKey(shared, random);
       } finally {
