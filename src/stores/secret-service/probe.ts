@@ -3,7 +3,6 @@ import { sessionBusAddresses } from "./bus-address.ts";
 import { BusConnection, BusUnavailable, type Clock } from "./connection.ts";
 import { diagnose } from "./failures.ts";
 import { KeyringLocked, NoDefaultCollection, SecretServiceApi } from "./secret-service.ts";
-import { NO_AUTO_START, type Variant } from "./wire.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -64,18 +63,8 @@ export async function probeSecretService(
     });
     const collection = await api.readAlias("default");
     if (collection === undefined) return fail(new NoDefaultCollection());
-    const [locked] = (
-      await connection.call({
-        destination: SECRETS,
-        path: collection,
-        interface: "org.freedesktop.DBus.Properties",
-        member: "Get",
-        signature: "ss",
-        body: ["org.freedesktop.Secret.Collection", "Locked"],
-        flags: NO_AUTO_START,
-      })
-    ).body;
-    if ((locked as Variant | undefined)?.value === true) {
+    const locked = await api.collectionLocked(collection);
+    if (locked) {
       // On a desktop the first call shows an unlock prompt; without one, every call fails.
       if (!(env.DISPLAY || env.WAYLAND_DISPLAY)) return fail(new KeyringLocked("no-prompt"));
       return {

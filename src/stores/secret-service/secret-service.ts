@@ -162,28 +162,14 @@ export class SecretServiceApi {
 
   /** Whether a collection is locked. */
   async collectionLocked(collection: string): Promise<boolean> {
-    const reply = await this.call({
-      path: collection,
-      interface: INTERFACE.properties,
-      member: "Get",
-      signature: "ss",
-      body: [INTERFACE.collection, "Locked"],
-    });
-    const value = (reply.body[0] as Variant | undefined)?.value;
+    const value = await this.property(collection, INTERFACE.collection, "Locked");
     if (typeof value !== "boolean") throw new UnexpectedReply("Get(Locked)");
     return value;
   }
 
   /** An item's attributes. */
   async itemAttributes(item: string): Promise<Map<string, string>> {
-    const reply = await this.call({
-      path: item,
-      interface: INTERFACE.properties,
-      member: "Get",
-      signature: "ss",
-      body: [INTERFACE.item, "Attributes"],
-    });
-    const value = (reply.body[0] as Variant | undefined)?.value;
+    const value = await this.property(item, INTERFACE.item, "Attributes");
     if (!(value instanceof Map)) throw new UnexpectedReply("Get(Attributes)");
     const attributes = new Map<string, string>();
     for (const [key, text] of value) {
@@ -287,6 +273,22 @@ export class SecretServiceApi {
     });
     const [dismissed] = (await completed).body;
     return dismissed === false;
+  }
+
+  /** A property of an object, as org.freedesktop.DBus.Properties.Get gives it. */
+  private async property(
+    path: string,
+    iface: string,
+    name: string,
+  ): Promise<DbusValue | undefined> {
+    const reply = await this.call({
+      path,
+      interface: INTERFACE.properties,
+      member: "Get",
+      signature: "ss",
+      body: [iface, name],
+    });
+    return (reply.body[0] as Variant | undefined)?.value;
   }
 
   private service(member: string, signature: string, body: readonly DbusValue[]): Promise<Message> {

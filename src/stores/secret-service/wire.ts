@@ -27,9 +27,6 @@ export interface Variant {
 export const MessageType = { MethodCall: 1, MethodReturn: 2, Error: 3, Signal: 4 } as const;
 export type MessageType = (typeof MessageType)[keyof typeof MessageType];
 
-/** Header flag: the bus must not start the destination service for this call. */
-export const NO_AUTO_START = 0x2;
-
 export interface Message {
   readonly type: MessageType;
   readonly flags: number;
