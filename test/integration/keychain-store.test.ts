@@ -15,6 +15,9 @@ import { startKeyringSession, type KeyringSession } from "../support/keyring-ses
 import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
 import { SECRET_SERVICE_PROVIDERS } from "../support/secret-service-providers.ts";
 import { addItem, countItems } from "../support/secret-service-items.ts";
+import { createSecretServiceStore } from "../../src/stores/secret-service/store.ts";
+import { callLimits } from "../../src/stores/keychain-calls.ts";
+import { normalizeHostname } from "../../src/protocol/hostname.ts";
 
 const execFileAsync = promisify(execFile);
 const TOKEN = "SECRET-layout-token-0123456789";
@@ -497,5 +500,36 @@ describe("the standard streams of the single executable", () => {
     );
     assert.equal(stdout.length, object.length + 1);
     assert.equal(stdout, `${object}\n`);
+  });
+});
+
+describe("one process, several calls (import, exec)", () => {
+  test("two stores of one host in a row take their turns without waiting for the deadline", async () => {
+    const session = await startKeyringSession();
+    const store = createSecretServiceStore({
+      service: SERVICE,
+      env: session.env,
+      limits: callLimits(5),
+      warn: () => {},
+    });
+    try {
+      const host = normalizeHostname("twice.example.com");
+      const started = performance.now();
+      await store.store(host, '{"token":"first"}');
+      await store.store(host, '{"token":"second"}');
+      assert.ok(performance.now() - started < 2500, `took ${performance.now() - started} ms`);
+      assert.equal(await store.get(host), '{"token":"second"}');
+      // Another process's store of the same host is not held up by ours either.
+      const other = await runHelper(["store", "twice.example.com"], {
+        env: session.env,
+        stdin: '{"token":"third"}',
+        timeoutMs: 20_000,
+      });
+      assertSilentSuccess(other);
+      assert.ok(other.milliseconds < 2500, `took ${other.milliseconds} ms`);
+    } finally {
+      store.close();
+      await session.close();
+    }
   });
 });

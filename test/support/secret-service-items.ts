@@ -1,6 +1,6 @@
 import { sessionBusAddresses } from "../../src/stores/secret-service/bus-address.ts";
 import { BusConnection } from "../../src/stores/secret-service/connection.ts";
-import { SecretServiceApi } from "../../src/stores/secret-service/secret-service.ts";
+import { NO_PROMPTS, SecretServiceApi } from "../../src/stores/secret-service/secret-service.ts";
 import { SessionError, startKeyExchange } from "../../src/stores/secret-service/session.ts";
 
 /**
@@ -19,7 +19,7 @@ export async function addItem(
   if (address === undefined) throw new Error("no bus address in the session's env");
   const connection = await BusConnection.open(address, performance.now() + 10_000, performance);
   try {
-    const api = new SecretServiceApi(connection, { canPrompt: false, promptDeadline: () => 0 });
+    const api = new SecretServiceApi(connection, NO_PROMPTS);
     const collection = await api.readAlias("default");
     if (collection === undefined) throw new Error("the session has no default collection");
     // One exchange in 256 is refused (a shared secret that begins with a zero byte): again.
@@ -48,7 +48,7 @@ export async function countItems(
   if (address === undefined) throw new Error("no bus address in the session's env");
   const connection = await BusConnection.open(address, performance.now() + 10_000, performance);
   try {
-    const api = new SecretServiceApi(connection, { canPrompt: false, promptDeadline: () => 0 });
+    const api = new SecretServiceApi(connection, NO_PROMPTS);
     const { unlocked, locked } = await api.searchItems(attributes);
     return unlocked.length + locked.length;
   } finally {

@@ -51,6 +51,14 @@ function unescapeValue(value: string): string | undefined {
   }
 }
 
+/** Why sessionBusAddresses() found nothing, for the message. */
+export function noAddressReason(env: Env): string {
+  const address = env.DBUS_SESSION_BUS_ADDRESS;
+  return address === undefined || address === ""
+    ? "DBUS_SESSION_BUS_ADDRESS is not set"
+    : "DBUS_SESSION_BUS_ADDRESS names no unix: socket";
+}
+
 /** For messages: the address as the user would recognise it. */
 export function describeAddress(address: SocketAddress): string {
   return "path" in address ? `unix:path=${address.path}` : `unix:abstract=${address.abstract}`;

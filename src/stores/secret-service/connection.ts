@@ -38,6 +38,9 @@ export class BusUnavailable extends Error {
   }
 }
 
+/** What DeadlineExpired names while a store waits for another helper's store of the same host. */
+export const TURN = "its turn (another helper is storing the same host)";
+
 /** A call had no answer when the deadline passed. */
 export class DeadlineExpired extends Error {
   readonly call: string;
@@ -171,10 +174,24 @@ export class BusConnection {
    * a call: the deadline ends it too.
    */
   waitForSignal(matches: (message: Message) => boolean, what: string): Promise<Message> {
-    if (this.failure !== undefined) return Promise.reject(this.failure);
+    return this.cancellableWait(matches, what).signal;
+  }
+
+  /** waitForSignal, with a way to stop waiting (the promise then rejects). */
+  private cancellableWait(
+    matches: (message: Message) => boolean,
+    what: string,
+  ): { signal: Promise<Message>; cancel(): void } {
+    if (this.failure !== undefined) return { signal: Promise.reject(this.failure), cancel() {} };
     // Negative keys: never a serial the bus will answer.
     const key = -++this.serial;
-    return new Promise<Message>((resolve, reject) => {
+    const cancel = () => {
+      const pending = this.pending.get(key);
+      if (pending === undefined) return;
+      this.settled(key);
+      pending.reject(new Error("no longer waited for"));
+    };
+    const signal = new Promise<Message>((resolve, reject) => {
       if (this.pending.size === 0) this.awaitingAnswers(true);
       const handler = (message: Message) => {
         if (!matches(message)) return;
@@ -192,6 +209,7 @@ export class BusConnection {
       });
       this.signalHandlers.add(handler);
     });
+    return { signal, cancel };
   }
 
   /**
@@ -203,27 +221,40 @@ export class BusConnection {
    */
   async acquireName(name: string): Promise<boolean> {
     // Waited for from before the request: the signal can arrive in the same read as the reply.
-    const acquired = this.waitForSignal(
+    const acquired = this.cancellableWait(
       (message) =>
         message.sender === BUS.destination &&
         message.member === "NameAcquired" &&
         message.body[0] === name,
-      "the D-Bus name lock",
+      TURN,
     );
+    acquired.signal.catch(() => {
+      // Cancelled below, or failed with the connection, which the request reports too.
+    });
     let code;
     try {
       [code] = (
         await this.call({ ...BUS, member: "RequestName", signature: "su", body: [name, 0] })
       ).body;
     } catch (error) {
-      this.cancelWaits();
-      acquired.catch(() => {
-        // Cancelled: the request's own error is the one reported.
-      });
+      acquired.cancel();
       throw error;
     }
-    await acquired;
+    // 1: ours now; 2: in the queue, NameAcquired comes when it is our turn; 4: already ours
+    // (no signal follows).
+    if (code !== 1 && code !== 2) {
+      acquired.cancel();
+      return true;
+    }
+    await acquired.signal;
     return code === 1;
+  }
+
+  /** Gives up a name taken with acquireName, so that the next in the queue gets it now. */
+  releaseName(name: string): void {
+    this.call({ ...BUS, member: "ReleaseName", signature: "s", body: [name] }).catch(() => {
+      // The bus releases it anyway when the connection closes.
+    });
   }
 
   /** Asks the bus to route signals that match `rule` to us. */
@@ -294,11 +325,14 @@ export class BusConnection {
     for (;;) {
       const end = bytes.indexOf(0x0a, consumed);
       if (end < 0) {
-        this.authText += latin1(bytes.subarray(consumed));
+        this.authText += latin1(bytes.subarray(consumed, consumed + MAX_AUTH_BYTES + 1));
         if (this.authText.length > MAX_AUTH_BYTES) {
           throw new BusUnavailable("the D-Bus session bus sent an overlong authentication line");
         }
         return undefined;
+      }
+      if (end - consumed > MAX_AUTH_BYTES) {
+        throw new BusUnavailable("the D-Bus session bus sent an overlong authentication line");
       }
       const line = (this.authText + latin1(bytes.subarray(consumed, end))).replace(/\r$/, "");
       consumed = end + 1;
@@ -332,15 +366,6 @@ export class BusConnection {
       pending.reject(new DbusErrorReply(name, typeof text === "string" ? text : ""));
     } else {
       pending.resolve(message);
-    }
-  }
-
-  /** Gives up every wait for a signal (negative keys); calls are left alone. */
-  private cancelWaits(): void {
-    for (const [key, pending] of this.pending) {
-      if (key >= 0) continue;
-      this.settled(key);
-      pending.reject(new Error("cancelled"));
     }
   }
 

@@ -1,6 +1,6 @@
 import { CliError } from "../../errors.ts";
 import { oneLine } from "../../quote.ts";
-import { BusUnavailable, DbusErrorReply, DeadlineExpired } from "./connection.ts";
+import { BusUnavailable, DbusErrorReply, DeadlineExpired, TURN } from "./connection.ts";
 import {
   KeyringLocked,
   NoDefaultCollection,
@@ -46,9 +46,18 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
     );
   }
   if (error instanceof DeadlineExpired) {
+    if (error.call === TURN) {
+      return result(
+        "hung",
+        `another helper has been storing this host for ${timeoutSeconds} s and has not finished; find and end it, or try again ${LIMIT}`,
+      );
+    }
+    const who = error.call.startsWith("org.freedesktop.DBus.")
+      ? "the D-Bus session bus"
+      : "the Secret Service";
     return result(
       "hung",
-      `the Secret Service did not answer ${error.call} within ${timeoutSeconds} s: it hangs or is overloaded; restart it (for example "gnome-keyring-daemon --replace") and try again ${LIMIT}`,
+      `${who} did not answer ${error.call} within ${timeoutSeconds} s: it hangs or is overloaded; restart it (for example "gnome-keyring-daemon --replace") and try again ${LIMIT}`,
     );
   }
   if (error instanceof KeyringLocked) {
@@ -69,10 +78,12 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
     );
   }
   if (error instanceof SessionError) {
+    // Only an unlucky exchange is worth another; a service whose secrets do not decrypt
+    // would fail the same way until the deadline.
     return result(
       "broken",
       `the Secret Service's encrypted session failed: ${error.message}`,
-      true,
+      error.retry,
     );
   }
   if (error instanceof UnexpectedReply || error instanceof WireError) {

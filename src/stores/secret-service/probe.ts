@@ -1,8 +1,14 @@
 import type { ProbeResult } from "../probe-result.ts";
-import { sessionBusAddresses } from "./bus-address.ts";
+import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
 import { BusConnection, BusUnavailable, type Clock } from "./connection.ts";
 import { diagnose } from "./failures.ts";
-import { KeyringLocked, NoDefaultCollection, SecretServiceApi } from "./secret-service.ts";
+import {
+  canShowPrompt,
+  KeyringLocked,
+  NoDefaultCollection,
+  NO_PROMPTS,
+  SecretServiceApi,
+} from "./secret-service.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -33,7 +39,7 @@ export async function probeSecretService(
   });
   const [address] = sessionBusAddresses(env);
   if (address === undefined) {
-    return fail(new BusUnavailable("DBUS_SESSION_BUS_ADDRESS is not set"));
+    return fail(new BusUnavailable(noAddressReason(env)));
   }
   let connection: BusConnection | undefined;
   try {
@@ -57,16 +63,13 @@ export async function probeSecretService(
             safeToOpen: false,
           };
     }
-    const api = new SecretServiceApi(connection, {
-      canPrompt: false,
-      promptDeadline: () => clock.now(),
-    });
+    const api = new SecretServiceApi(connection, NO_PROMPTS);
     const collection = await api.readAlias("default");
     if (collection === undefined) return fail(new NoDefaultCollection());
     const locked = await api.collectionLocked(collection);
     if (locked) {
       // On a desktop the first call shows an unlock prompt; without one, every call fails.
-      if (!(env.DISPLAY || env.WAYLAND_DISPLAY)) return fail(new KeyringLocked("no-prompt"));
+      if (!canShowPrompt(env)) return fail(new KeyringLocked("no-prompt"));
       return {
         status: "warn",
         summary:

@@ -78,6 +78,20 @@ export interface PromptPolicy {
   readonly canPrompt: boolean;
   /** The deadline while a prompt is on screen: a person is answering, not a hung service. */
   promptDeadline(): number;
+  /** The deadline once the person has answered: the call's own timeout again, from now. */
+  afterPrompt(): number;
+}
+
+/** For clients that must never show a prompt (doctor's probe, tests): a locked keyring fails. */
+export const NO_PROMPTS: PromptPolicy = {
+  canPrompt: false,
+  promptDeadline: () => 0,
+  afterPrompt: () => 0,
+};
+
+/** A desktop that can show an unlock prompt: an X11 or Wayland display. */
+export function canShowPrompt(env: Readonly<Record<string, string | undefined>>): boolean {
+  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
 }
 
 /**
@@ -205,9 +219,17 @@ export class SecretServiceApi {
       body: [properties, [session, secret.iv, secret.ciphertext, "text/plain"], replace],
     });
     const [item, prompt] = reply.body;
-    if (typeof item !== "string" || typeof prompt !== "string")
+    // No item and no prompt would mean nothing was written: never report that as stored.
+    if (
+      typeof item !== "string" ||
+      typeof prompt !== "string" ||
+      (item === NONE && prompt === NONE)
+    ) {
       throw new UnexpectedReply("CreateItem");
-    if (prompt !== NONE && !(await this.prompt(prompt))) throw new PromptDismissed("CreateItem");
+    }
+    if (prompt !== NONE && !(await this.prompt(prompt, reply.sender))) {
+      throw new PromptDismissed("CreateItem");
+    }
   }
 
   /** Replaces the secret of an existing item, keeping its label and attributes. */
@@ -223,10 +245,12 @@ export class SecretServiceApi {
 
   /** Deletes an item (following a prompt if the service asks for one). */
   async deleteItem(item: string): Promise<void> {
-    const [prompt] = (await this.call({ path: item, interface: INTERFACE.item, member: "Delete" }))
-      .body;
+    const reply = await this.call({ path: item, interface: INTERFACE.item, member: "Delete" });
+    const [prompt] = reply.body;
     if (typeof prompt !== "string") throw new UnexpectedReply("Delete");
-    if (prompt !== NONE && !(await this.prompt(prompt))) throw new PromptDismissed("Delete");
+    if (prompt !== NONE && !(await this.prompt(prompt, reply.sender))) {
+      throw new PromptDismissed("Delete");
+    }
   }
 
   /**
@@ -236,34 +260,40 @@ export class SecretServiceApi {
    */
   async unlock(objects: readonly string[]): Promise<void> {
     if (!this.prompts.canPrompt) throw new KeyringLocked("no-prompt");
-    const [, prompt] = (await this.service("Unlock", "ao", [objects])).body;
+    const reply = await this.service("Unlock", "ao", [objects]);
+    const [, prompt] = reply.body;
     if (typeof prompt !== "string") throw new UnexpectedReply("Unlock");
     if (prompt === NONE) return;
-    if (!(await this.prompt(prompt, this.prompts.promptDeadline()))) {
-      throw new KeyringLocked("dismissed");
-    }
+    // A person answers this one: the deadline waits for them, then is the call's own again.
+    this.connection.setDeadline(this.prompts.promptDeadline());
+    const answered = await this.prompt(prompt, reply.sender);
+    this.connection.setDeadline(this.prompts.afterPrompt());
+    if (!answered) throw new KeyringLocked("dismissed");
   }
 
   /**
-   * Runs a prompt and waits for its Completed signal; true unless it was dismissed. Not
-   * every prompt asks a person: KeePassXC returns one for every CreateItem and completes it
-   * at once, so these run under the call's deadline, and only an unlock gets `deadline`.
+   * Runs a prompt and waits for its Completed signal from `service` (the unique name that
+   * returned it); true unless it was dismissed. Not every prompt asks a person: KeePassXC
+   * returns one for every CreateItem and completes it at once, so only unlock() moves the
+   * deadline for one.
    */
-  private async prompt(prompt: string, deadline?: number): Promise<boolean> {
+  private async prompt(prompt: string, service: string | undefined): Promise<boolean> {
+    // Only the service that made the prompt may complete it: any client can send a signal.
     const completed = this.connection.waitForSignal(
       (message: Message) =>
         message.path === prompt &&
         message.interface === INTERFACE.prompt &&
-        message.member === "Completed",
+        message.member === "Completed" &&
+        (service === undefined || message.sender === service),
       `${INTERFACE.prompt}.Completed`,
     );
     completed.catch(() => {
       // Reported through the calls below, or awaited further down.
     });
+    const sender = service === undefined ? "" : `,sender='${service}'`;
     await this.connection.addMatch(
-      `type='signal',interface='${INTERFACE.prompt}',member='Completed',path='${prompt}'`,
+      `type='signal',interface='${INTERFACE.prompt}',member='Completed',path='${prompt}'${sender}`,
     );
-    if (deadline !== undefined) this.connection.setDeadline(deadline);
     await this.call({
       path: prompt,
       interface: INTERFACE.prompt,

@@ -35,9 +35,13 @@ export interface SessionKey {
 
 /** The service's half of the exchange, or a secret, could not be used. */
 export class SessionError extends Error {
-  constructor(message: string) {
+  /** True when a new exchange will do: this one's shared secret was merely unlucky. */
+  readonly retry: boolean;
+
+  constructor(message: string, retry = false) {
     super(message);
     this.name = "SessionError";
+    this.retry = retry;
   }
 }
 
@@ -68,6 +72,7 @@ export function startKeyExchange(
         shared.fill(0);
         throw new SessionError(
           "the shared secret begins with a zero byte; opening another session",
+          true,
         );
       }
       try {

@@ -2,13 +2,15 @@ import { CliError } from "../../errors.ts";
 import { canonicalHostname, type Hostname } from "../../protocol/hostname.ts";
 import type { CredentialStore } from "../credential-store.ts";
 import type { CallLimits } from "../keychain-calls.ts";
-import { sessionBusAddresses } from "./bus-address.ts";
+import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
 import { BusConnection, BusUnavailable, DbusErrorReply } from "./connection.ts";
 import { diagnose, keychainFailure } from "./failures.ts";
 import {
   isLockedError,
   NoDefaultCollection,
   SecretServiceApi,
+  UnexpectedReply,
+  canShowPrompt,
   type OpenedSession,
   type PromptPolicy,
 } from "./secret-service.ts";
@@ -55,9 +57,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     if (client !== undefined) return client;
     const addresses = sessionBusAddresses(options.env);
     if (addresses.length === 0) {
-      throw new BusUnavailable(
-        "DBUS_SESSION_BUS_ADDRESS is not set, and there is no $XDG_RUNTIME_DIR/bus",
-      );
+      throw new BusUnavailable(noAddressReason(options.env));
     }
     let lastError: unknown;
     for (const address of addresses) {
@@ -69,6 +69,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
           canPrompt: canShowPrompt(options.env),
           promptDeadline: () =>
             Math.max(limits.deadline, limits.now() + PROMPT_LIMIT_SECONDS * 1000),
+          afterPrompt: () => Math.max(limits.deadline, limits.now() + limits.timeoutSeconds * 1000),
         });
         return client;
       } catch (error) {
@@ -131,20 +132,24 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
             }
             return undefined;
           }
-          if (locked.length > 0) await api.unlock(locked);
+          const attributes = Promise.all(items.map((item) => api.itemAttributes(item)));
+          attributes.catch(ignore);
+          if (locked.length > 0) {
+            // Only what get would read is unlocked: another program's locked item is not ours
+            // to prompt for.
+            const wanted = candidatesOf(items, await attributes, service, host);
+            const toUnlock = locked.filter((item) => wanted.includes(item));
+            if (toUnlock.length > 0) await api.unlock(toUnlock);
+          }
           const opened = await session;
-          const found = Promise.all([
-            api.getSecrets(items, opened.path),
-            Promise.all(items.map((item) => api.itemAttributes(item))),
-          ]);
-          found.catch(ignore);
+          const secrets = api.getSecrets(items, opened.path);
+          secrets.catch(ignore);
           const key = await opened.key();
-          const [secrets, attributes] = await found;
-          const mine = items.filter((_, index) => isOurs(attributes[index], service, host));
-          const candidates = mine.length > 0 ? mine : items;
+          const candidates = candidatesOf(items, await attributes, service, host);
+          const found = await secrets;
           const texts: string[] = [];
           for (const item of candidates) {
-            const secret = secrets.get(item);
+            const secret = found.get(item);
             if (secret === undefined) continue;
             const plaintext = await key.decrypt(secret.iv, secret.ciphertext);
             try {
@@ -153,6 +158,9 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
               plaintext.fill(0);
             }
           }
+          // A service that leaves out what it found (gnome-keyring skips locked items) must not
+          // make get print {}, which reads as "not logged in".
+          if (candidates.length > 0 && texts.length === 0) throw new UnexpectedReply("GetSecrets");
           // The same one every time, whatever order the service lists them in.
           texts.sort();
           if (texts.length > 1) {
@@ -178,6 +186,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
             // the other's: keepassxreboot/keepassxc#9255).
             const turn = client.takeTurn(`${service}\n${host}`);
             const search = api.searchItems(ours(host));
+            search.catch(ignore);
             const defaultCollection = client.defaultCollection();
             const session = client.session();
             // A search sent while we waited our turn may predate the last store: ask again.
@@ -221,6 +230,8 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
               await api.unlock([target]);
               await write();
             }
+            // The next store of this host (in this process, or one queued behind us) goes now.
+            client.endTurn();
           },
           true,
         );
@@ -270,6 +281,7 @@ class Client {
   private opened: Promise<OpenedSession> | undefined;
   private readonly connection: BusConnection;
   private readonly exchange: KeyExchange | undefined;
+  private turn: string | undefined;
 
   constructor(connection: BusConnection, exchange: KeyExchange | undefined, prompts: PromptPolicy) {
     this.connection = connection;
@@ -278,19 +290,24 @@ class Client {
   }
 
   /**
-   * Takes the bus-wide turn of `key` for as long as this connection lives; resolves true when
-   * it was free at once. A bus whose policy refuses us the name gives no turns: then every
+   * Takes the bus-wide turn of `key` until endTurn() or the end of this connection; resolves
+   * true when it was free at once. A bus whose policy refuses us the name gives no turns: then every
    * caller goes at once, as before there were turns.
    */
   takeTurn(key: string): Promise<boolean> {
-    const turn = this.connection
-      .acquireName(`org.terraform_credentials_keychain.Store.h${fnv1a(key)}`)
-      .catch((error: unknown) => {
-        if (error instanceof DbusErrorReply) return true;
-        throw error;
-      });
-    turn.catch(ignore);
-    return turn;
+    this.turn = `org.terraform_credentials_keychain.Store.h${fnv1a(key)}`;
+    const taken = this.connection.acquireName(this.turn).catch((error: unknown) => {
+      if (error instanceof DbusErrorReply) return true;
+      throw error;
+    });
+    taken.catch(ignore);
+    return taken;
+  }
+
+  /** Gives the turn taken last to whoever waits for it. */
+  endTurn(): void {
+    if (this.turn !== undefined) this.connection.releaseName(this.turn);
+    this.turn = undefined;
   }
 
   /**
@@ -322,6 +339,25 @@ class Client {
   close(): void {
     this.connection.close();
   }
+}
+
+/**
+ * The items get reads: ours when there are any; otherwise another program's that carry
+ * our two attributes with our values (the search should have found no other, but a
+ * service's search is not trusted to be exact).
+ */
+function candidatesOf(
+  items: readonly string[],
+  attributes: readonly (ReadonlyMap<string, string> | undefined)[],
+  service: string,
+  host: Hostname,
+): string[] {
+  const mine = items.filter((_, index) => isOurs(attributes[index], service, host));
+  if (mine.length > 0) return mine;
+  return items.filter((_, index) => {
+    const found = attributes[index];
+    return found?.get("service") === service && found.get("username") === host;
+  });
 }
 
 /**
@@ -383,11 +419,6 @@ function fnv1a(text: string): string {
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
   return hash.toString(16).padStart(8, "0");
-}
-
-/** A desktop that can show an unlock prompt: an X11 or Wayland display. */
-function canShowPrompt(env: Env): boolean {
-  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
 }
 
 function ignore(): void {
