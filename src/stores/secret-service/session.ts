@@ -49,8 +49,12 @@ export class SessionError extends Error {
 export function startKeyExchange(
   random: (bytes: Uint8Array) => Uint8Array = (bytes) => crypto.getRandomValues(bytes),
 ): KeyExchange {
-  const privateValue = toBigint(random(new Uint8Array(PRIVATE_BYTES))) | 1n;
-  const publicValue = toBytes(powerOfTwo(privateValue, PRIME), PRIME_BYTES);
+  let privateValue: bigint;
+  let publicValue: Uint8Array;
+  do {
+    privateValue = toBigint(random(new Uint8Array(PRIVATE_BYTES))) | 1n;
+    publicValue = toBytes(powerOfTwo(privateValue, PRIME), PRIME_BYTES);
+  } while (misreadByOldKWallet(publicValue));
   return {
     publicValue,
     async sessionKey(servicePublic) {
@@ -82,6 +86,19 @@ export function startKeyExchange(
       }
     },
   };
+}
+
+/**
+ * kwalletd before KWallet 6.25 (KDE bug 514194) reads our public value as a signed number
+ * (QCA::BigInteger::fromArray) and hands it to OpenSSL in QCA's shortest signed form: a
+ * value above 2^1024 - 2^1015 (first byte 0xff, second 0x80 or more) comes out without its
+ * leading 0xff byte, another number, and the two sides derive different keys. One value in
+ * 512 is such a one; drawing another private value costs ~0.3 ms, where the session would
+ * fail every secret (a get cannot tell it from a broken service, a CreateItem is refused).
+ * Every other service, and kwalletd from 6.25, reads 128 unsigned bytes like any others.
+ */
+function misreadByOldKWallet(publicValue: Uint8Array): boolean {
+  return publicValue[0] === 0xff && (publicValue[1] ?? 0) >= 0x80;
 }
 
 async function deriveSessionKey(

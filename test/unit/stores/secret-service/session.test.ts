@@ -134,6 +134,19 @@ describe("key exchange", () => {
     }
   });
 
+  test("a public value that kwalletd before 6.25 misreads is never sent: another is drawn", () => {
+    // 2^2183 mod p begins ff fb: above 2^1024 - 2^1015, which QCA's signed BigInteger turns
+    // into another number on its way to OpenSSL (KDE bug 514194).
+    assert.deepEqual(
+      bytesOf(modPow(2n, 2183n, PRIME), 128).subarray(0, 2),
+      new Uint8Array([0xff, 0xfb]),
+    );
+    const draws = [2183n, 5n];
+    const exchange = startKeyExchange((bytes) => fixedRandom(draws.shift() ?? 7n)(bytes));
+    assert.deepEqual(exchange.publicValue, bytesOf(32n, 128));
+    assert.deepEqual(draws, [], "two private values were drawn");
+  });
+
   test("the group is RFC 2409's second Oakley group, generator 2", () => {
     const group = createDiffieHellmanGroup("modp2");
     assert.deepEqual(bytesOf(PRIME, 128), new Uint8Array(group.getPrime()));
