@@ -64,7 +64,7 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
     return result(
       "locked",
       error.reason === "no-prompt"
-        ? 'the keyring is locked, and no unlock prompt can be shown here (no desktop session): unlock it (Seahorse, or "gnome-keyring-daemon --unlock" on a console) and try again'
+        ? 'the keyring is locked, and no unlock prompt can be shown here (no desktop session): unlock it in Seahorse, KWallet Manager or KeePassXC (or with "gnome-keyring-daemon --unlock" on a console) and try again'
         : "the keyring is locked, and its unlock prompt was dismissed: unlock it and try again",
     );
   }
@@ -74,7 +74,7 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
   if (error instanceof NoDefaultCollection) {
     return result(
       "no-default-collection",
-      'the keyring has no default collection: create one (a "login" keyring in Seahorse, or "gnome-keyring-daemon --unlock" on a headless machine) and try again',
+      'the keyring has no default collection: create one (a "login" keyring in Seahorse, a wallet in KWallet Manager, an exposed database in KeePassXC, or "gnome-keyring-daemon --unlock" on a headless machine) and try again',
     );
   }
   if (error instanceof SessionError) {
@@ -111,7 +111,7 @@ function diagnoseReply(
     case "org.freedesktop.Secret.Error.IsLocked":
       return result(
         "locked",
-        'the keyring is locked: unlock it (Seahorse, or "gnome-keyring-daemon --unlock") and try again',
+        'the keyring is locked: unlock it in Seahorse, KWallet Manager or KeePassXC (or with "gnome-keyring-daemon --unlock") and try again',
       );
     case "org.freedesktop.Secret.Error.NoSuchObject":
     case "org.freedesktop.DBus.Error.UnknownObject":

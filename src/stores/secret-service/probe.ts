@@ -32,9 +32,10 @@ export async function probeSecretService(
   clock: Clock = performance,
 ): Promise<ProbeResult> {
   const headless = "on a machine without a desktop session use --backend pass";
+  let provider = "";
   const fail = (error: unknown): ProbeResult => ({
     status: "fail",
-    summary: diagnose(error, timeoutSeconds).summary,
+    summary: `${diagnose(error, timeoutSeconds).summary}${provider}`,
     safeToOpen: false,
   });
   const [address] = sessionBusAddresses(env);
@@ -63,6 +64,8 @@ export async function probeSecretService(
             safeToOpen: false,
           };
     }
+    const named = await providerName(connection);
+    if (named !== undefined) provider = ` (the Secret Service is ${named})`;
     const api = new SecretServiceApi(connection, NO_PROMPTS);
     const collection = await api.readAlias("default");
     if (collection === undefined) return fail(new NoDefaultCollection());
@@ -72,15 +75,14 @@ export async function probeSecretService(
       if (!canShowPrompt(env)) return fail(new KeyringLocked("no-prompt"));
       return {
         status: "warn",
-        summary:
-          "the Secret Service's default collection is locked: Terraform's first call will show an unlock prompt",
+        summary: `the Secret Service's default collection is locked: Terraform's first call will show an unlock prompt${provider}`,
         fix: "unlock it (Seahorse, or log in again)",
         safeToOpen: false,
       };
     }
     return {
       status: "ok",
-      summary: "the Secret Service is running and its default collection is unlocked",
+      summary: `the Secret Service${named === undefined ? "" : ` (${named})`} is running and its default collection is unlocked`,
       safeToOpen: true,
     };
   } catch (error) {
@@ -88,4 +90,30 @@ export async function probeSecretService(
   } finally {
     connection?.close();
   }
+}
+
+/** The well-known names each provider owns beside org.freedesktop.secrets. */
+const PROVIDERS: readonly (readonly [string, string])[] = [
+  ["org.gnome.keyring", "GNOME Keyring"],
+  ["org.kde.kwalletd6", "KWallet"],
+  ["org.kde.kwalletd5", "KWallet"],
+  ["org.keepassxc.KeePassXC.MainWindow", "KeePassXC"],
+];
+
+/**
+ * Which program serves org.freedesktop.secrets: the provider whose own well-known name has
+ * the same owner. One write of GetNameOwner calls; `undefined` when none matches.
+ */
+async function providerName(connection: BusConnection): Promise<string | undefined> {
+  const ownerOf = (name: string) =>
+    connection
+      .call({ ...BUS, member: "GetNameOwner", signature: "s", body: [name] })
+      .then((reply) => reply.body[0])
+      .catch(() => undefined);
+  const [service, ...owners] = await Promise.all([
+    ownerOf(SECRETS),
+    ...PROVIDERS.map(([name]) => ownerOf(name)),
+  ]);
+  const index = owners.findIndex((owner) => owner !== undefined && owner === service);
+  return PROVIDERS[index]?.[1];
 }

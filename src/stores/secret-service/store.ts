@@ -14,7 +14,7 @@ import {
   type OpenedSession,
   type PromptPolicy,
 } from "./secret-service.ts";
-import { startKeyExchange, type KeyExchange } from "./session.ts";
+import { SessionError, startKeyExchange, type KeyExchange } from "./session.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -89,6 +89,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     operation: (client: Client) => Promise<T>,
     withSession = false,
   ): Promise<T> => {
+    let freshSessions = 0;
     for (let round = 0; ; round++) {
       try {
         return await operation(await connect(withSession));
@@ -97,8 +98,11 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
         client?.close();
         client = undefined;
         const { transient } = diagnose(error, limits.timeoutSeconds);
+        // A secret that did not decrypt gets one more try with a fresh session (a server with
+        // another unlucky case than the two session.ts avoids), never a "no credentials".
+        const retrySession = error instanceof SessionError && freshSessions++ === 0;
         const backoff = Math.min(1000, 50 * 2 ** round) * (1 + Math.random() / 2);
-        if (!transient || limits.now() + backoff >= limits.deadline) {
+        if (!(transient || retrySession) || limits.now() + backoff >= limits.deadline) {
           throw keychainFailure(action, error, limits.timeoutSeconds);
         }
         await limits.sleep(backoff);
