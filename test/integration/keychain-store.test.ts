@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
 import { MAX_CREDENTIALS_BYTES } from "../../src/protocol/credentials-object.ts";
 import { helperCommand, runHelper, type HelperResult } from "../support/helper-process.ts";
+import { startKeePassXcSession } from "../support/keepassxc-session.ts";
 import { startKeyringSession, type KeyringSession } from "../support/keyring-session.ts";
 import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
 import { SECRET_SERVICE_PROVIDERS } from "../support/secret-service-providers.ts";
@@ -307,22 +308,38 @@ describe("when the keychain cannot be reached", () => {
     }
   });
 
+  /** store names the missing default collection, get prints {} and warns, doctor agrees. */
+  async function assertNoDefaultCollection(env: Record<string, string>) {
+    const store = await runHelper(["store", "nodefault.example.com"], {
+      env,
+      stdin: '{"token":"SECRET-x"}',
+    });
+    assertOneLineFailure(store);
+    assert.match(store.stderr, /has no default collection/);
+    assert.doesNotMatch(store.stderr, /SECRET-x/);
+    assert.ok(store.milliseconds < 5000, `store took ${store.milliseconds} ms`);
+    const get = await runHelper(["get", "nodefault.example.com"], { env });
+    assert.equal(get.code, 0, get.stderr);
+    assert.equal(get.stdout, "{}\n");
+    assert.match(get.stderr, /^warning: the keyring has no default collection/);
+    const doctor = await runHelper(["doctor"], { env });
+    assert.notEqual(doctor.code, 0);
+    assert.match(doctor.stdout, /has no default collection/);
+  }
+
   test("no default collection (dbus-run-session with a bare gnome-keyring): store names it, get warns, doctor agrees", async () => {
     const session = await startKeyringSession({ loginKeyring: false });
     try {
-      const store = await runHelper(["store", "nodefault.example.com"], {
-        env: session.env,
-        stdin: '{"token":"SECRET-x"}',
-      });
-      assertOneLineFailure(store);
-      assert.match(store.stderr, /has no default collection/);
-      const get = await runHelper(["get", "nodefault.example.com"], { env: session.env });
-      assert.equal(get.code, 0, get.stderr);
-      assert.equal(get.stdout, "{}\n");
-      assert.match(get.stderr, /^warning: the keyring has no default collection/);
-      const doctor = await runHelper(["doctor"], { env: session.env });
-      assert.notEqual(doctor.code, 0);
-      assert.match(doctor.stdout, /has no default collection/);
+      await assertNoDefaultCollection(session.env);
+    } finally {
+      await session.close();
+    }
+  });
+
+  test("no default collection (KeePassXC whose database exposes no group): store names it, get warns, doctor agrees", async () => {
+    const session = await startKeePassXcSession({ exposed: false });
+    try {
+      await assertNoDefaultCollection(session.env);
     } finally {
       await session.close();
     }

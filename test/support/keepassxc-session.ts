@@ -1,8 +1,9 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { startPrivateBus, type KeyringSession } from "./keyring-session.ts";
+import { promisify } from "node:util";
+import { startPrivateBus, stop, type KeyringSession, type PrivateBus } from "./keyring-session.ts";
 import {
   collectionLocked,
   defaultCollection,
@@ -10,7 +11,10 @@ import {
   setCollectionLocked,
   spawnDaemon,
   waitForDaemon,
+  type Daemon,
 } from "./secret-service-daemon.ts";
+
+const execFileAsync = promisify(execFile);
 
 /** The Debian packages a KeePassXC session needs, for skip and error messages. */
 export const KEEPASSXC_PACKAGES = "dbus keepassxc libsecret-tools";
@@ -18,6 +22,15 @@ export const KEEPASSXC_PACKAGES = "dbus keepassxc libsecret-tools";
 const PASSWORD = "test-keepassxc-password";
 /** The database file; KeePassXC names the collection after it: …/collection/Passwords. */
 const DATABASE = "Passwords.kdbx";
+
+export interface KeePassXcSessionOptions {
+  /**
+   * false: the database exposes no group, as when the Secret Service integration is on but
+   * no group was chosen in the database's settings: KeePassXC owns org.freedesktop.secrets
+   * with no collection at all, and ReadAlias("default") answers "/".
+   */
+  readonly exposed?: boolean;
+}
 
 /**
  * Starts a private `dbus-daemon` and KeePassXC (2.7) with its Secret Service integration on
@@ -31,8 +44,14 @@ const DATABASE = "Passwords.kdbx";
  * Unlike gnome-keyring, KeePassXC hides a locked collection's items from SearchItems (neither
  * unlocked nor locked results), and CreateItem or Unlock on it opens an unlock dialog that
  * nobody can answer here: a client that runs the prompt waits until its own timeout.
+ *
+ * With `exposed: false`, the database exposes no group: KeePassXC starts without it, and it is
+ * opened over KeePassXC's own D-Bus interface (see openWithNoExposedGroup for why).
  */
-export async function startKeePassXcSession(): Promise<KeyringSession> {
+export async function startKeePassXcSession(
+  options: KeePassXcSessionOptions = {},
+): Promise<KeyringSession> {
+  const exposed = options.exposed !== false;
   const session = await startPrivateBus({
     prefix: "tfck-keepassxc-",
     // Nothing must be activatable: a call that reached org.freedesktop.secrets before
@@ -54,7 +73,7 @@ export async function startKeePassXcSession(): Promise<KeyringSession> {
 
     const database = path.join(sandbox, DATABASE);
     const xml = path.join(sandbox, "database.xml");
-    writeFileSync(xml, databaseXml());
+    writeFileSync(xml, databaseXml(exposed));
     // `import` asks for the new password twice; it keeps KeePassXC's defaults for a new
     // database (KDBX 4, AES-KDF), which open in milliseconds.
     await run("keepassxc-cli", ["import", "-q", "-p", xml, database], {
@@ -62,29 +81,34 @@ export async function startKeePassXcSession(): Promise<KeyringSession> {
       input: `${PASSWORD}\n${PASSWORD}\n`,
     });
 
-    const daemon = spawnDaemon(session, "keepassxc", ["--pw-stdin", database], {
+    const daemon = spawnDaemon(session, "keepassxc", exposed ? ["--pw-stdin", database] : [], {
       env: daemonEnv,
       packages: KEEPASSXC_PACKAGES,
-      input: `${PASSWORD}\n`,
+      input: exposed ? `${PASSWORD}\n` : "",
     });
     await waitForDaemon(
       daemon,
       () => ownsName(daemon, env, "org.freedesktop.secrets"),
       "KeePassXC to own org.freedesktop.secrets",
     );
-    await waitForDaemon(
-      daemon,
-      async () => {
-        collection = await defaultCollection(env);
-        return collection !== "/" && (await collectionLocked(env, collection)) === false;
-      },
-      "KeePassXC's default collection to be open and unlocked",
-    );
+    if (exposed) {
+      await waitForDaemon(
+        daemon,
+        async () => {
+          collection = await defaultCollection(env);
+          return collection !== "/" && (await collectionLocked(env, collection)) === false;
+        },
+        "KeePassXC's default collection to be open and unlocked",
+      );
+    } else {
+      await openWithNoExposedGroup(session, daemon, database);
+    }
 
     return {
       env,
       home: env.HOME!,
       async lockCollection() {
+        if (!exposed) throw new Error("this KeePassXC session has no collection to lock");
         // KeePassXC answers Lock with a prompt and locks the database when the prompt runs.
         await setCollectionLocked(daemon, env, collection, true);
       },
@@ -150,33 +174,110 @@ ConfirmDeleteItem=false
 UnlockBeforeSearch=false
 `;
 
+/** KeePassXC's own D-Bus interface (src/gui/org.keepassxc.KeePassXC.MainWindow.xml). */
+const MAIN_WINDOW = "org.keepassxc.KeePassXC.MainWindow";
+
+/**
+ * Opens `database`, which exposes no group, in a KeePassXC started without one, and returns
+ * once KeePassXC has unlocked it and given up its collection.
+ *
+ * Waiting for "the name is owned and the default alias is /" is not enough: "/" is also the
+ * answer before a database is open, and while one opens the alias names its collection,
+ * locked. KeePassXC 2.7.4 (src/fdosecrets/objects/Service.cpp, onDatabaseTabOpened) makes a
+ * collection for every database tab and aliases it "default" while the database is still
+ * locked; only once it is unlocked does Collection::populateContents find no exposed group
+ * and remove the collection (CollectionDeleted), which leaves the alias unset. Opened from
+ * the command line (`--pw-stdin`), the unlock runs after the name is owned, and D-Bus calls
+ * are answered in between (DatabaseOpenWidget::openDatabase calls processEvents()).
+ *
+ * So the database is opened through MainWindow.openDatabase, whose reply comes after the
+ * synchronous open and unlock, with a dbus-monitor listening for the CollectionDeleted that
+ * proves the unlock happened (with a wrong password, the locked collection would stay).
+ */
+async function openWithNoExposedGroup(
+  session: PrivateBus,
+  daemon: Daemon,
+  database: string,
+): Promise<void> {
+  const { env } = session;
+  // Registered in MainWindow's constructor, before the Secret Service: checked all the same.
+  await waitForDaemon(
+    daemon,
+    () => ownsName(daemon, env, MAIN_WINDOW),
+    `KeePassXC to own ${MAIN_WINDOW}`,
+  );
+  const monitor = spawnDaemon(
+    session,
+    "dbus-monitor",
+    [
+      "--session",
+      "type='signal',interface='org.freedesktop.Secret.Service',member='CollectionDeleted'",
+    ],
+    { env, packages: KEEPASSXC_PACKAGES },
+  );
+  try {
+    // Once it is a monitor, the bus takes its unique name back: NameLost is its first line
+    // after NameAcquired, whatever the filter.
+    await waitForDaemon(
+      monitor,
+      async () => monitor.output().includes("member=NameLost"),
+      "dbus-monitor to start",
+    );
+    await execFileAsync(
+      "dbus-send",
+      [
+        "--session",
+        "--print-reply",
+        `--dest=${MAIN_WINDOW}`,
+        "/keepassxc",
+        `${MAIN_WINDOW}.openDatabase`,
+        `string:${database}`,
+        `string:${PASSWORD}`,
+      ],
+      { env, timeout: 20_000 },
+    );
+    await waitForDaemon(
+      daemon,
+      async () => monitor.output().includes("member=CollectionDeleted"),
+      "KeePassXC to unlock the database and drop its collection (no exposed group)",
+    );
+    const alias = await defaultCollection(env);
+    if (alias !== "/") {
+      throw new Error(`KeePassXC has a default collection (${alias}) with no group exposed`);
+    }
+  } finally {
+    await stop(monitor.child);
+  }
+}
+
 /**
  * A KeePass 2 XML export that `keepassxc-cli import` turns into the database: a root group
  * and the group "Secret Service", which the database's custom data FDO_SECRETS_EXPOSED_GROUP
- * exposes. KeePassXC writes that value with QUuid::toString() ("{…}", lower case); the XML
- * holds group UUIDs as base64 of their 16 bytes.
+ * exposes (unless `exposed` is false: then no group is). KeePassXC writes that value with
+ * QUuid::toString() ("{…}", lower case); the XML holds group UUIDs as base64 of their 16 bytes.
  */
-function databaseXml(): string {
-  const exposed = randomUUID();
+function databaseXml(exposed: boolean): string {
+  const group = randomUUID();
   const base64 = (uuid: string) => Buffer.from(uuid.replace(/-/g, ""), "hex").toString("base64");
+  const customData = `
+    <CustomData>
+      <Item>
+        <Key>FDO_SECRETS_EXPOSED_GROUP</Key>
+        <Value>{${group}}</Value>
+      </Item>
+    </CustomData>`;
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <KeePassFile>
   <Meta>
     <Generator>terraform-credentials-keychain tests</Generator>
-    <DatabaseName>Passwords</DatabaseName>
-    <CustomData>
-      <Item>
-        <Key>FDO_SECRETS_EXPOSED_GROUP</Key>
-        <Value>{${exposed}}</Value>
-      </Item>
-    </CustomData>
+    <DatabaseName>Passwords</DatabaseName>${exposed ? customData : ""}
   </Meta>
   <Root>
     <Group>
       <UUID>${base64(randomUUID())}</UUID>
       <Name>Passwords</Name>
       <Group>
-        <UUID>${base64(exposed)}</UUID>
+        <UUID>${base64(group)}</UUID>
         <Name>Secret Service</Name>
       </Group>
     </Group>

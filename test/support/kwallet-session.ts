@@ -26,6 +26,18 @@ const PBKDF2_ITERATIONS = 50_000;
 const PBKDF2_KEY_SIZE = 56;
 const SALT_SIZE = 56;
 
+export interface KWalletSessionOptions {
+  /**
+   * false: kwalletd starts with no wallet and no kwalletrc (its defaults apply), as for a user
+   * who has never opened KWallet. Its Secret Service then has no collection at all: the
+   * Collections property is empty, ReadAlias("default") answers "/", the object
+   * /org/freedesktop/secrets/aliases/default does not exist, and SearchItems finds nothing.
+   * Only a CreateCollection prompt would make a wallet, through a dialog nobody can answer
+   * here (and it rewrites kwalletrc's default wallet first). lockCollection() throws.
+   */
+  readonly wallet?: boolean;
+}
+
 /**
  * Starts a private `dbus-daemon` and kwalletd5 (KDE Frameworks 5.103) serving
  * org.freedesktop.secrets on it, headless (`QT_QPA_PLATFORM=offscreen`), with a private
@@ -43,8 +55,12 @@ const SALT_SIZE = 56;
  * lockCollection() closes the wallet through the Secret Service (Service.Lock). After that a
  * client's Unlock prompt opens kwalletd's password dialog, which nobody can answer here: the
  * client waits until its own timeout, where gnome-keyring's prompt fails at once.
+ *
+ * With `{ wallet: false }`, one kwalletd with no wallet at all (see KWalletSessionOptions).
  */
-export async function startKWalletSession(): Promise<KeyringSession> {
+export async function startKWalletSession(
+  options: KWalletSessionOptions = {},
+): Promise<KeyringSession> {
   const session = await startPrivateBus({
     prefix: "tfck-kwallet-",
     // Nothing must be activatable: a call that reached org.freedesktop.secrets before
@@ -54,6 +70,43 @@ export async function startKWalletSession(): Promise<KeyringSession> {
   });
   const { sandbox, env } = session;
   try {
+    const tmp = path.join(sandbox, "tmp");
+    mkdirSync(tmp, { mode: 0o700 });
+    const daemonEnv = { ...env, TMPDIR: tmp, QT_QPA_PLATFORM: "offscreen" };
+    const startDaemon = () =>
+      spawnDaemon(session, "kwalletd5", [], { env: daemonEnv, packages: KWALLET_PACKAGES });
+    const handle = (daemon: Daemon, collection: string | undefined): KeyringSession => ({
+      env,
+      home: env.HOME!,
+      async lockCollection() {
+        if (collection === undefined) throw new Error("this KWallet session has no wallet");
+        await setCollectionLocked(daemon, env, collection, true);
+      },
+      killBus() {
+        session.bus.kill("SIGKILL");
+      },
+      signalService(signal) {
+        daemon.child.kill(signal);
+      },
+      close: session.close,
+    });
+
+    if (options.wallet === false) {
+      const daemon = startDaemon();
+      await waitForOwner(daemon, env, "org.freedesktop.secrets");
+      // Ready once it answers; and kwalletd's own list of wallets must be empty.
+      let wallets: string | undefined;
+      await waitForDaemon(
+        daemon,
+        async () => (wallets = await kwallet(env, "wallets").catch(() => undefined)) !== undefined,
+        "kwalletd5 to list its wallets",
+      );
+      if (wallets?.includes("string ")) {
+        throw new Error(`kwalletd5 found a wallet where there should be none:\n${wallets}`);
+      }
+      return handle(daemon, undefined);
+    }
+
     writeFileSync(path.join(env.XDG_CONFIG_HOME!, "kwalletrc"), KWALLETRC);
     const walletDir = path.join(env.XDG_DATA_HOME!, "kwalletd");
     mkdirSync(walletDir, { mode: 0o700 });
@@ -68,11 +121,6 @@ export async function startKWalletSession(): Promise<KeyringSession> {
       PBKDF2_KEY_SIZE,
       "sha512",
     );
-    const tmp = path.join(sandbox, "tmp");
-    mkdirSync(tmp, { mode: 0o700 });
-    const daemonEnv = { ...env, TMPDIR: tmp, QT_QPA_PLATFORM: "offscreen" };
-    const startDaemon = () =>
-      spawnDaemon(session, "kwalletd5", [], { env: daemonEnv, packages: KWALLET_PACKAGES });
 
     // 1. Create the wallet.
     const creator = startDaemon();
@@ -99,21 +147,7 @@ export async function startKWalletSession(): Promise<KeyringSession> {
     // even though pamOpen has opened the wallet: as at a desktop login, the first client's
     // Unlock prompt completes without a dialog.
     await setCollectionLocked(daemon, env, collection, false);
-
-    return {
-      env,
-      home: env.HOME!,
-      async lockCollection() {
-        await setCollectionLocked(daemon, env, collection, true);
-      },
-      killBus() {
-        session.bus.kill("SIGKILL");
-      },
-      signalService(signal) {
-        daemon.child.kill(signal);
-      },
-      close: session.close,
-    };
+    return handle(daemon, collection);
   } catch (error) {
     await session.close();
     throw error;

@@ -265,7 +265,8 @@ export class BusConnection {
   /** Moves the deadline (an unlock prompt waits for a person, not for the service). */
   setDeadline(deadline: number): void {
     this.deadline = deadline;
-    this.armTimer();
+    // With nothing awaited no timer runs (it would keep the process alive); the next call arms it.
+    if (this.pending.size > 0) this.armTimer();
   }
 
   /** Closes the socket; calls still waiting are rejected. */
@@ -298,8 +299,10 @@ export class BusConnection {
     clearTimeout(this.timer);
     this.timer = setTimeout(
       () => {
-        const [oldest] = this.pending.values();
-        this.fail(new DeadlineExpired(oldest?.what ?? "the bus"));
+        // The oldest unanswered call is what hangs; a wait for a signal only if no call is left.
+        const calls = [...this.pending].filter(([key]) => key > 0);
+        const [oldest] = calls.length > 0 ? calls : [...this.pending];
+        this.fail(new DeadlineExpired(oldest?.[1].what ?? "the bus"));
       },
       Math.max(0, this.deadline - this.clock.now()),
     );

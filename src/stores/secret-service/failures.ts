@@ -30,7 +30,8 @@ const LIMIT = "(--timeout or TF_CREDENTIALS_KEYCHAIN_TIMEOUT sets the limit)";
 
 /**
  * Names the cause of a failure from what the client knows about it: the D-Bus error name
- * of a reply, never its message text; the kind of a connection failure; the deadline.
+ * of a reply (its text is only shown, folded and cut, for refusals and names we do not
+ * know, and no service puts a secret there); the kind of a connection failure; the deadline.
  */
 export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
   const result = (cause: Cause, summary: string, transient = false): Diagnosis => ({
@@ -41,7 +42,7 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
   if (error instanceof BusUnavailable) {
     return result(
       "no-bus",
-      `no D-Bus session bus (${error.message}): log in to a desktop session or run under "dbus-run-session"; ${HEADLESS}`,
+      `no D-Bus session bus (${oneLine(error.message, 200)}): log in to a desktop session or run under "dbus-run-session"; ${HEADLESS}`,
       error.code === "EAGAIN",
     );
   }
@@ -146,7 +147,7 @@ function diagnoseReply(
   }
   return result(
     "refused",
-    `the Secret Service failed: ${name}: ${oneLine(error.message.slice(name.length + 2), 160)}`,
+    `the Secret Service failed: ${name}: ${oneLine(error.message.slice(name.length + 2), 160).replace(/(?<!\.)\.$/, "")}`,
   );
 }
 

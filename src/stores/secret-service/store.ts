@@ -129,7 +129,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
             const collection = await defaultCollection.catch(() => undefined);
             if (collection?.path === undefined) {
               options.warn(
-                'warning: the keyring has no default collection, so nothing can be stored in it; create one (a "login" keyring in Seahorse, or "gnome-keyring-daemon --unlock") before terraform login',
+                'warning: the keyring has no default collection, so nothing can be stored in it; create one (a "login" keyring in Seahorse, a wallet in KWallet Manager, an exposed database in KeePassXC, or "gnome-keyring-daemon --unlock") before terraform login',
               );
             } else if (collection.locked) {
               options.warn("warning: the keyring is locked; unlock it to see what it holds");

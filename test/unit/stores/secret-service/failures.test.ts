@@ -1,0 +1,374 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { CliError, ExitCode } from "../../../../src/errors.ts";
+import {
+  BusUnavailable,
+  DbusErrorReply,
+  DeadlineExpired,
+  TURN,
+} from "../../../../src/stores/secret-service/connection.ts";
+import {
+  diagnose,
+  keychainFailure,
+  type Cause,
+} from "../../../../src/stores/secret-service/failures.ts";
+import {
+  KeyringLocked,
+  NoDefaultCollection,
+  PromptDismissed,
+  UnexpectedReply,
+} from "../../../../src/stores/secret-service/secret-service.ts";
+import { SessionError } from "../../../../src/stores/secret-service/session.ts";
+import { WireError } from "../../../../src/stores/secret-service/wire.ts";
+
+/** What a service could put in an error's text: never to be shown by the names that hide it. */
+const SECRET_TEXT = "SECRET-xyz";
+const TIMEOUT_SECONDS = 7;
+
+interface Row {
+  readonly name: string;
+  readonly error: unknown;
+  readonly cause: Cause;
+  readonly transient: boolean;
+  /** Text the summary must hold. */
+  readonly says: RegExp;
+}
+
+/** An error reply whose text is SECRET_TEXT. */
+const reply = (errorName: string) => new DbusErrorReply(errorName, SECRET_TEXT);
+
+/** Names whose summaries say only what the name means: the reply's text is not shown. */
+const REPLIES_THAT_HIDE_THEIR_TEXT: readonly Row[] = [
+  {
+    name: "ServiceUnknown",
+    error: reply("org.freedesktop.DBus.Error.ServiceUnknown"),
+    cause: "no-service",
+    transient: false,
+    says: /^no Secret Service on the D-Bus session bus: start gnome-keyring, KWallet or KeePassXC .*--backend pass/,
+  },
+  {
+    name: "NameHasNoOwner",
+    error: reply("org.freedesktop.DBus.Error.NameHasNoOwner"),
+    cause: "no-service",
+    transient: false,
+    says: /^no Secret Service on the D-Bus session bus/,
+  },
+  {
+    name: "Spawn.ChildExited",
+    error: reply("org.freedesktop.DBus.Error.Spawn.ChildExited"),
+    cause: "no-service",
+    transient: false,
+    says: /could not start a Secret Service \(org\.freedesktop\.DBus\.Error\.Spawn\.ChildExited\)/,
+  },
+  {
+    name: "Spawn.ExecFailed",
+    error: reply("org.freedesktop.DBus.Error.Spawn.ExecFailed"),
+    cause: "no-service",
+    transient: false,
+    says: /could not start a Secret Service \(org\.freedesktop\.DBus\.Error\.Spawn\.ExecFailed\)/,
+  },
+  {
+    name: "IsLocked",
+    error: reply("org.freedesktop.Secret.Error.IsLocked"),
+    cause: "locked",
+    transient: false,
+    says: /^the keyring is locked: unlock it/,
+  },
+  {
+    name: "NoSuchObject",
+    error: reply("org.freedesktop.Secret.Error.NoSuchObject"),
+    cause: "no-default-collection",
+    transient: true,
+    says: /disappeared while in use; try again$/,
+  },
+  {
+    name: "UnknownObject",
+    error: reply("org.freedesktop.DBus.Error.UnknownObject"),
+    cause: "no-default-collection",
+    transient: true,
+    says: /disappeared while in use; try again$/,
+  },
+  {
+    name: "NoReply",
+    error: reply("org.freedesktop.DBus.Error.NoReply"),
+    cause: "hung",
+    transient: true,
+    says: /overloaded or stopped without answering \(org\.freedesktop\.DBus\.Error\.NoReply\); try again$/,
+  },
+  {
+    name: "LimitsExceeded",
+    error: reply("org.freedesktop.DBus.Error.LimitsExceeded"),
+    cause: "hung",
+    transient: true,
+    says: /\(org\.freedesktop\.DBus\.Error\.LimitsExceeded\); try again$/,
+  },
+  {
+    name: "NoMemory",
+    error: reply("org.freedesktop.DBus.Error.NoMemory"),
+    cause: "hung",
+    transient: true,
+    says: /\(org\.freedesktop\.DBus\.Error\.NoMemory\); try again$/,
+  },
+];
+
+/**
+ * Names whose summaries echo the reply's text, folded and cut to 160 characters: the bus's
+ * explanation of a policy refusal, or the only thing known about an unknown error.
+ */
+const REPLIES_THAT_ECHO_THEIR_TEXT: readonly Row[] = [
+  ...[
+    "org.freedesktop.DBus.Error.AccessDenied",
+    "org.freedesktop.DBus.Error.NotSupported",
+    "org.freedesktop.DBus.Error.UnknownMethod",
+    "org.freedesktop.DBus.Error.UnknownInterface",
+  ].map((errorName) => ({
+    name: errorName.slice(errorName.lastIndexOf(".") + 1),
+    error: reply(errorName),
+    cause: "refused" as const,
+    transient: false,
+    says: new RegExp(
+      `^the Secret Service refused the call \\(${escape(errorName)}: ${SECRET_TEXT}\\)$`,
+    ),
+  })),
+  {
+    name: "an unknown name",
+    error: reply("org.example.Error.Strange"),
+    cause: "refused",
+    transient: false,
+    says: new RegExp(
+      `^the Secret Service failed: org\\.example\\.Error\\.Strange: ${SECRET_TEXT}$`,
+    ),
+  },
+];
+
+const CLIENT_ERRORS: readonly Row[] = [
+  {
+    name: "BusUnavailable",
+    error: new BusUnavailable(
+      "could not connect to the D-Bus session bus: connect ENOENT /x/bus",
+      "ENOENT",
+    ),
+    cause: "no-bus",
+    transient: false,
+    says: /^no D-Bus session bus \(could not connect to the D-Bus session bus: connect ENOENT \/x\/bus\): log in to a desktop session or run under "dbus-run-session"; .*--backend pass/,
+  },
+  {
+    name: "BusUnavailable with code EAGAIN (a busy bus)",
+    error: new BusUnavailable("could not connect: connect EAGAIN /x/bus", "EAGAIN"),
+    cause: "no-bus",
+    transient: true,
+    says: /^no D-Bus session bus \(could not connect: connect EAGAIN \/x\/bus\)/,
+  },
+  {
+    name: "DeadlineExpired of a Secret Service call",
+    error: new DeadlineExpired("org.freedesktop.Secret.Service.SearchItems"),
+    cause: "hung",
+    transient: false,
+    says: /^the Secret Service did not answer org\.freedesktop\.Secret\.Service\.SearchItems within 7 s: .*--timeout or TF_CREDENTIALS_KEYCHAIN_TIMEOUT/,
+  },
+  {
+    name: "DeadlineExpired of a call to the bus itself",
+    error: new DeadlineExpired("org.freedesktop.DBus.Hello"),
+    cause: "hung",
+    transient: false,
+    says: /^the D-Bus session bus did not answer org\.freedesktop\.DBus\.Hello within 7 s/,
+  },
+  {
+    name: "DeadlineExpired while waiting for another helper's turn",
+    error: new DeadlineExpired(TURN),
+    cause: "hung",
+    transient: false,
+    says: /^another helper has been storing this host for 7 s and has not finished/,
+  },
+  {
+    name: "KeyringLocked, no prompt possible",
+    error: new KeyringLocked("no-prompt"),
+    cause: "locked",
+    transient: false,
+    says: /^the keyring is locked, and no unlock prompt can be shown here \(no desktop session\): unlock it/,
+  },
+  {
+    name: "KeyringLocked, prompt dismissed",
+    error: new KeyringLocked("dismissed"),
+    cause: "locked",
+    transient: false,
+    says: /^the keyring is locked, and its unlock prompt was dismissed: unlock it and try again$/,
+  },
+  {
+    name: "NoDefaultCollection",
+    error: new NoDefaultCollection(),
+    cause: "no-default-collection",
+    transient: false,
+    says: /^the keyring has no default collection: create one/,
+  },
+  {
+    name: "PromptDismissed",
+    error: new PromptDismissed("CreateItem"),
+    cause: "refused",
+    transient: false,
+    says: /^the Secret Service's prompt for CreateItem was dismissed: someone declined the request$/,
+  },
+  {
+    name: "SessionError",
+    error: new SessionError("the secret did not decrypt with the session key"),
+    cause: "broken",
+    transient: false,
+    says: /^the Secret Service's encrypted session failed: the secret did not decrypt with the session key$/,
+  },
+  {
+    name: "SessionError worth another exchange",
+    error: new SessionError(
+      "the shared secret begins with a zero byte; opening another session",
+      true,
+    ),
+    cause: "broken",
+    transient: true,
+    says: /^the Secret Service's encrypted session failed: the shared secret begins with a zero byte/,
+  },
+  {
+    name: "UnexpectedReply",
+    error: new UnexpectedReply("GetSecrets"),
+    cause: "broken",
+    transient: false,
+    says: /^the Secret Service sent a malformed reply: the Secret Service answered GetSecrets with an unexpected reply$/,
+  },
+  {
+    name: "WireError",
+    error: new WireError("bad endianness byte 0x58"),
+    cause: "broken",
+    transient: false,
+    says: /^the Secret Service sent a malformed reply: bad endianness byte 0x58$/,
+  },
+];
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function assertOneLineSummary(summary: string): void {
+  assert.doesNotMatch(summary, /[\p{Cc}\p{Zl}\p{Zp}]/u, "a control or line-separator character");
+  // "..." where oneLine() cut a text short is no full stop.
+  assert.doesNotMatch(summary, /(?<!\.\.)\.$/, "a trailing period");
+  assert.equal(summary, summary.trim());
+  assert.notEqual(summary, "");
+}
+
+describe("diagnose", () => {
+  for (const row of [
+    ...REPLIES_THAT_HIDE_THEIR_TEXT,
+    ...REPLIES_THAT_ECHO_THEIR_TEXT,
+    ...CLIENT_ERRORS,
+  ]) {
+    test(`${row.name}: ${row.cause}${row.transient ? ", transient" : ""}, one line`, () => {
+      const diagnosis = diagnose(row.error, TIMEOUT_SECONDS);
+      assert.equal(diagnosis.cause, row.cause);
+      assert.equal(diagnosis.transient, row.transient);
+      assert.match(diagnosis.summary, row.says);
+      assertOneLineSummary(diagnosis.summary);
+    });
+  }
+
+  for (const row of REPLIES_THAT_HIDE_THEIR_TEXT) {
+    test(`${row.name}: the reply's text is not shown`, () => {
+      assert.doesNotMatch(diagnose(row.error, TIMEOUT_SECONDS).summary, /SECRET/);
+    });
+  }
+
+  test("an echoed reply text is folded onto one line and cut to 160 characters", () => {
+    const text = `line one\nline two\u001b[2J\u2028${"x".repeat(400)}`;
+    for (const errorName of [
+      "org.freedesktop.DBus.Error.AccessDenied",
+      "org.example.Error.Strange",
+    ]) {
+      const { summary } = diagnose(new DbusErrorReply(errorName, text), TIMEOUT_SECONDS);
+      assertOneLineSummary(summary);
+      const echoed = /line one line two.*\.\.\./.exec(summary)?.[0] ?? "";
+      assert.equal(echoed.length, 160, summary);
+    }
+  });
+
+  test("an unknown error reply whose text ends in a period does not end the summary with one", () => {
+    // The refusals put the text in parentheses; the fallback for other names ends with it.
+    const { summary } = diagnose(
+      new DbusErrorReply("org.freedesktop.DBus.Error.InternalError", "Operation failed."),
+      TIMEOUT_SECONDS,
+    );
+    assertOneLineSummary(summary);
+  });
+
+  test("a BusUnavailable whose message holds control characters is folded onto one line", () => {
+    // A path from DBUS_SESSION_BUS_ADDRESS with %0a in it, or an auth line with an escape
+    // sequence: both reach the message as they are.
+    for (const message of [
+      "could not connect to the D-Bus session bus: connect ENOENT /tmp/a\nb",
+      "the D-Bus session bus refused to authenticate us (REJECTED \u001b[2JEXTERNAL)",
+    ]) {
+      assertOneLineSummary(diagnose(new BusUnavailable(message), TIMEOUT_SECONDS).summary);
+    }
+  });
+
+  test("the DeadlineExpired summary names the seconds it was given", () => {
+    const { summary } = diagnose(new DeadlineExpired("org.freedesktop.Secret.Item.Delete"), 30);
+    assert.match(summary, /did not answer org\.freedesktop\.Secret\.Item\.Delete within 30 s/);
+    assert.match(diagnose(new DeadlineExpired(TURN), 30).summary, /for 30 s/);
+  });
+
+  test("an error reply with no text has an empty text, not a crash", () => {
+    const { summary } = diagnose(
+      new DbusErrorReply("org.freedesktop.DBus.Error.AccessDenied", ""),
+      TIMEOUT_SECONDS,
+    );
+    assert.equal(
+      summary,
+      "the Secret Service refused the call (org.freedesktop.DBus.Error.AccessDenied: )",
+    );
+  });
+
+  test("any other error is rethrown: it is a bug, not a state of the Secret Service", () => {
+    const bug = new TypeError("x is undefined");
+    assert.throws(
+      () => diagnose(bug, TIMEOUT_SECONDS),
+      (thrown) => thrown === bug,
+    );
+    assert.throws(
+      () => diagnose("a string", TIMEOUT_SECONDS),
+      (thrown) => thrown === "a string",
+    );
+  });
+});
+
+describe("keychainFailure", () => {
+  test("wraps a Secret Service failure into a CliError that keeps it as its cause", () => {
+    const error = new NoDefaultCollection();
+    const failure = keychainFailure("write to", error, TIMEOUT_SECONDS);
+    assert.ok(failure instanceof CliError);
+    assert.equal(failure.exitCode, ExitCode.Failure);
+    assert.equal(failure.cause, error);
+    assert.equal(
+      failure.message,
+      `could not write to the keychain: ${diagnose(error, TIMEOUT_SECONDS).summary}`,
+    );
+    assert.doesNotMatch(failure.message, /[\n.]$/);
+  });
+
+  test("an error reply is wrapped with its summary; the text it hides stays hidden", () => {
+    const error = reply("org.freedesktop.Secret.Error.IsLocked");
+    const failure = keychainFailure("read from", error, TIMEOUT_SECONDS);
+    assert.match(failure.message, /^could not read from the keychain: the keyring is locked/);
+    assert.doesNotMatch(failure.message, /SECRET/);
+    assert.equal(failure.cause, error);
+  });
+
+  test("a CliError passes through as it is", () => {
+    const error = new CliError("2 keychain items match example.com, so nothing was stored");
+    assert.equal(keychainFailure("write to", error, TIMEOUT_SECONDS), error);
+  });
+
+  test("any other error is rethrown as it is", () => {
+    const bug = new RangeError("boom");
+    assert.throws(
+      () => keychainFailure("read from", bug, TIMEOUT_SECONDS),
+      (thrown) => thrown === bug,
+    );
+  });
+});
