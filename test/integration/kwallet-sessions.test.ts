@@ -11,7 +11,7 @@
  * does against a kwalletd that has no wallet at all.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { runHelper, type HelperResult } from "../support/helper-process.ts";
@@ -225,3 +225,34 @@ function encodings(text: string): [string, Buffer][] {
     ["UTF-16BE", Buffer.from(utf16le).swap16()],
   ];
 }
+
+describe("KWallet whose default wallet is gone", () => {
+  test("doctor says a collection exists but none is the default, and store says no default collection", async () => {
+    const session = await startKWalletSession();
+    try {
+      // What a libsecret client's first store on a KWallet without wallets leaves behind:
+      // the default names a wallet that does not exist. kwalletd reads this file on each
+      // ReadAlias, so no restart is needed.
+      const rc = path.join(session.env.XDG_CONFIG_HOME!, "kwalletrc");
+      writeFileSync(
+        rc,
+        readFileSync(rc, "utf8").replace(/^Default Wallet=.*$/m, "Default Wallet=Default keyring"),
+      );
+      const doctor = await runHelper(["doctor"], { env: session.env, timeoutMs: 30_000 });
+      assert.notEqual(doctor.code, 0);
+      assert.match(
+        doctor.stdout,
+        /1 collection but none is the default \(the Secret Service is KWallet\)/,
+      );
+      assert.match(doctor.stdout, /KWallet Manager/);
+      const store = await runHelper(["store", "gone.example.com"], {
+        env: session.env,
+        stdin: '{"token":"SECRET-gone"}',
+      });
+      assert.equal(store.code, 1, store.stderr);
+      assert.match(store.stderr, /^[^\n]*no default collection[^\n]*\n$/);
+    } finally {
+      await session.close();
+    }
+  });
+});

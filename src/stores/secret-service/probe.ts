@@ -68,7 +68,21 @@ export async function probeSecretService(
     if (named !== undefined) provider = ` (the Secret Service is ${named})`;
     const api = new SecretServiceApi(connection, NO_PROMPTS);
     const collection = await api.readAlias("default");
-    if (collection === undefined) return fail(new NoDefaultCollection());
+    if (collection === undefined) {
+      // Collections but no default: the default names one that is gone (KWallet's "Default
+      // Wallet" set to a wallet that does not exist, as a libsecret client's first store on a
+      // KWallet without wallets leaves it). Creating another would not help.
+      const others = await api.collections().catch(() => []);
+      if (others.length > 0) {
+        return {
+          status: "fail",
+          summary: `the Secret Service has ${others.length} collection${others.length === 1 ? "" : "s"} but none is the default${provider}`,
+          fix: "make one the default (KWallet Manager: Configure, Default wallet; Seahorse: Set as default)",
+          safeToOpen: false,
+        };
+      }
+      return fail(new NoDefaultCollection());
+    }
     const locked = await api.collectionLocked(collection);
     if (locked) {
       // On a desktop the first call shows an unlock prompt; without one, every call fails.

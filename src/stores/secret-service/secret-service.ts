@@ -118,6 +118,14 @@ export class SecretServiceApi {
     };
   }
 
+  /** The service's collections. */
+  async collections(): Promise<string[]> {
+    return objectPaths(
+      await this.property(SERVICE_PATH, INTERFACE.service, "Collections"),
+      "Get(Collections)",
+    );
+  }
+
   /** The collection an alias names, or `undefined` when there is none ("/"). */
   async readAlias(name: string): Promise<string | undefined> {
     const [path] = (await this.service("ReadAlias", "s", [name])).body;
