@@ -9,17 +9,13 @@ import { SessionError, startKeyExchange } from "../../src/stores/secret-service/
  * always replaces, and on KeePassXC 2.7.4 a replace of another process's item waits for
  * a dialog (keepassxreboot/keepassxc#9255).
  */
-export async function addItem(
+export function addItem(
   env: Record<string, string>,
   attributes: Record<string, string>,
   secret: string,
   label = "another program's item",
 ): Promise<void> {
-  const [address] = sessionBusAddresses(env);
-  if (address === undefined) throw new Error("no bus address in the session's env");
-  const connection = await BusConnection.open(address, performance.now() + 10_000, performance);
-  try {
-    const api = new SecretServiceApi(connection, NO_PROMPTS);
+  return withApi(env, async (api) => {
     const collection = await api.readAlias("default");
     if (collection === undefined) throw new Error("the session has no default collection");
     // One exchange in 256 is refused (a shared secret that begins with a zero byte): again.
@@ -34,23 +30,30 @@ export async function addItem(
       await api.createItem(collection, label, attributes, encrypted, session.path, false);
       return;
     }
-  } finally {
-    connection.close();
-  }
+  });
 }
 
 /** How many items, locked or not, carry all of `attributes`. */
-export async function countItems(
+export function countItems(
   env: Record<string, string>,
   attributes: Record<string, string>,
 ): Promise<number> {
+  return withApi(env, async (api) => {
+    const { unlocked, locked } = await api.searchItems(attributes);
+    return unlocked.length + locked.length;
+  });
+}
+
+/** Runs `use` with the project's own client on the session's bus, then closes it. */
+async function withApi<T>(
+  env: Record<string, string>,
+  use: (api: SecretServiceApi) => Promise<T>,
+): Promise<T> {
   const [address] = sessionBusAddresses(env);
   if (address === undefined) throw new Error("no bus address in the session's env");
   const connection = await BusConnection.open(address, performance.now() + 10_000, performance);
   try {
-    const api = new SecretServiceApi(connection, NO_PROMPTS);
-    const { unlocked, locked } = await api.searchItems(attributes);
-    return unlocked.length + locked.length;
+    return await use(new SecretServiceApi(connection, NO_PROMPTS));
   } finally {
     connection.close();
   }
