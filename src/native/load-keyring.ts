@@ -99,11 +99,11 @@ function ensurePrivateDirectory(dir: string): void {
 
 /**
  * True when `file` is a regular file of ours, writable by no one else (on POSIX), holding
- * the embedded addon. On Linux and Windows only its size is checked, not its bytes:
- * reading 2.5 MB back cost ~3 ms of every call. The name is the content's SHA-256, a copy
- * only appears by an atomic rename of a complete file into a directory only this user can
- * write to, and neither the Secret Service nor Credential Manager tells one program of the
- * user's from another, so a process that could swap the file could read the tokens anyway.
+ * the embedded addon. On Windows only its size is checked, not its bytes: reading 2.5 MB
+ * back cost ~3 ms of every call. The name is the content's SHA-256, a copy only appears by
+ * an atomic rename of a complete file into a directory only this user can write to, and
+ * Credential Manager does not tell one program of the user's from another, so a process
+ * that could swap the file could read the tokens anyway.
  * The size check catches a file cut short (a full disk, a partial copy of the home
  * directory). macOS is different: a Keychain item trusts the signature of the program that
  * made it, so the library it loads must be byte for byte the one that was signed with it.

@@ -14,10 +14,11 @@ import type { CallLimits } from "./keychain-calls.ts";
 export const WINDOWS_SECRET_LIMIT = 2560;
 
 /**
- * The operating system's keychain: one entry per host, with the service name as the entry's
- * service and the hostname as its account, and the credentials object as its secret in
- * UTF-8. On Linux the entry is pinned to the Secret Service, because the binding's default
- * silently falls back to the kernel keyring, which forgets everything at reboot.
+ * The keychain of macOS or Windows through @napi-rs/keyring (Linux has its own client in
+ * secret-service/): one entry per host, with the service name as the entry's service and
+ * the hostname as its account, and the credentials object as its secret in UTF-8. The
+ * binding's Linux option pins the Secret Service, should this store ever run there: its
+ * default silently falls back to the kernel keyring, which forgets everything at reboot.
  *
  * Every call goes through the binding's asynchronous API, so that the main thread can keep
  * `limits.deadline` (shared by all calls of this store) while a call waits on D-Bus, and is
@@ -28,41 +29,15 @@ export function createKeychainStore(
   service: string,
   platform: NodeJS.Platform,
   limits: CallLimits = callLimits(DEFAULT_TIMEOUT_SECONDS),
-  duplicates?: DuplicateHandling,
 ): CredentialStore {
   const options = { linux: { store: "secret-service" as const } };
   const entry = (host: Hostname) => new keyring.AsyncEntry(service, host, options);
   const attempt = <T>(action: string, operation: (signal: AbortSignal) => Promise<T>) =>
-    callKeychain(operation, limits, (error) =>
-      isAmbiguous(error) ? new AmbiguousEntry(action, error) : keychainError(action, error),
-    );
-  // Several items match one host (another program stored one with extra attributes): the
-  // binding refuses to read, write or delete any of them.
-  const deleteAll = async (host: Hostname, problem: AmbiguousEntry) => {
-    const deleted = duplicates === undefined ? undefined : await duplicates.deleteAll(host);
-    if (deleted === undefined || deleted === 0) throw problem.withoutRemedy(host);
-    return deleted;
-  };
+    callKeychain(operation, limits, (error) => keychainError(action, error));
 
   return {
     async get(host) {
-      let bytes;
-      try {
-        bytes = await attempt("read from", (signal) => entry(host).getSecret(signal));
-      } catch (error) {
-        if (!(error instanceof AmbiguousEntry)) throw error;
-        // The same one every time: the first of the matching secrets in code-unit order.
-        const found = await attempt("list the entries of", (signal) =>
-          keyring.findCredentialsAsync(service, undefined, signal),
-        );
-        const secrets = found.filter(({ account }) => account === host).map((c) => c.password);
-        const [chosen] = secrets.sort();
-        if (chosen === undefined) throw error.withoutRemedy(host);
-        duplicates?.warn(
-          `warning: ${secrets.length} keychain items match ${host} (another program stored the others); using the first in sorted order; "forget ${host}" removes them all`,
-        );
-        return chosen;
-      }
+      const bytes = await attempt("read from", (signal) => entry(host).getSecret(signal));
       if (bytes === null) return undefined;
       try {
         return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes));
@@ -81,27 +56,10 @@ export function createKeychainStore(
           `the credentials object is ${bytes.byteLength} bytes, and Windows Credential Manager keeps at most ${WINDOWS_SECRET_LIMIT} bytes per entry; nothing was stored`,
         );
       }
-      try {
-        await attempt("write to", (signal) => entry(host).setSecret(bytes, signal));
-      } catch (error) {
-        if (!(error instanceof AmbiguousEntry)) throw error;
-        // Deleting them first and then writing would lose them all if the write failed
-        // (a deadline, a lock), another program's items included: the user decides.
-        throw new CliError(
-          `several keychain items match ${host} (another program stored some), so nothing was stored; "forget ${host}" removes them all, then store again`,
-          undefined,
-          { cause: error },
-        );
-      }
+      await attempt("write to", (signal) => entry(host).setSecret(bytes, signal));
     },
     async forget(host) {
-      try {
-        await attempt("delete from", (signal) => entry(host).deleteCredential(signal));
-      } catch (error) {
-        if (!(error instanceof AmbiguousEntry)) throw error;
-        const deleted = await deleteAll(host, error);
-        duplicates?.warn(`removed ${deleted} keychain items that matched ${host}`);
-      }
+      await attempt("delete from", (signal) => entry(host).deleteCredential(signal));
     },
     async list() {
       const found = await attempt("list the entries of", (signal) =>
@@ -117,38 +75,6 @@ export function createKeychainStore(
       return [...hosts].sort();
     },
   } satisfies CredentialStore;
-}
-
-/** What the store does when several keychain items match one host. */
-export interface DuplicateHandling {
-  /** Deletes every item of the host; how many, or `undefined` when that is not possible. */
-  deleteAll(host: Hostname): Promise<number | undefined>;
-  /** Tells the user, on stderr, what was done. */
-  warn(line: string): void;
-}
-
-function isAmbiguous(error: unknown): boolean {
-  return /matched by \d+ credentials|ambiguous/i.test(errorText(error));
-}
-
-/** The binding's refusal to act on an entry that several keychain items match. */
-class AmbiguousEntry extends CliError {
-  readonly action: string;
-
-  constructor(action: string, cause: unknown) {
-    super(`could not ${action} the keychain: several items match this entry`, undefined, {
-      cause,
-    });
-    this.action = action;
-  }
-
-  withoutRemedy(host: Hostname): CliError {
-    return new CliError(
-      `could not ${this.action} the keychain: several keychain items match ${host} (another program stored some with extra attributes), and they could not be removed; delete them in Seahorse or with "secret-tool clear service <service> username ${host}"`,
-      undefined,
-      { cause: this.cause },
-    );
-  }
 }
 
 const HEADLESS_ADVICE = "on a headless machine add --backend pass to the helper's args";

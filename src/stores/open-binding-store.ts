@@ -9,12 +9,7 @@ import type { CallLimits } from "./keychain-calls.ts";
 import { createKeychainStore } from "./keychain-store.ts";
 
 /** The keychain of macOS or Windows through the @napi-rs/keyring addon. */
-export function openBindingStore(
-  service: string,
-  io: Io,
-  limits: CallLimits,
-  warn: (line: string) => void,
-): CredentialStore {
+export function openBindingStore(service: string, io: Io, limits: CallLimits): CredentialStore {
   const cacheDir = addonCacheDir(io.env, io.platform, io.homedir);
   let keyring;
   try {
@@ -22,11 +17,7 @@ export function openBindingStore(
   } catch (error) {
     throw new CliError(addonFailure(error, cacheDir, io.platform), undefined, { cause: error });
   }
-  // Only the Secret Service lets several items share a service and account.
-  return createKeychainStore(keyring, service, io.platform, limits, {
-    deleteAll: async () => undefined,
-    warn,
-  });
+  return createKeychainStore(keyring, service, io.platform, limits);
 }
 
 /**

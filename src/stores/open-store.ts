@@ -25,14 +25,18 @@ export async function openStore(options: GlobalOptions, io: Io): Promise<Credent
     });
   }
   const limits = callLimits(timeout);
-  const warn = (line: string) => io.stderr.write(`${line}\n`);
   if (io.platform !== "darwin" && io.platform !== "win32") {
     // Our own D-Bus client: no native code on Linux (and the BSDs, whose desktops run the
     // same Secret Service).
     const { createSecretServiceStore } = await import("./secret-service/store.ts");
-    return createSecretServiceStore({ service: options.service, env: io.env, limits, warn });
+    return createSecretServiceStore({
+      service: options.service,
+      env: io.env,
+      limits,
+      warn: (line) => io.stderr.write(`${line}\n`),
+    });
   }
   // macOS and Windows: the @napi-rs/keyring addon, loaded from its cache only now.
   const { openBindingStore } = await import("./open-binding-store.ts");
-  return openBindingStore(options.service, io, limits, warn);
+  return openBindingStore(options.service, io, limits);
 }

@@ -72,7 +72,10 @@ export async function probeSecretService(
       // Collections but no default: the default names one that is gone (KWallet's "Default
       // Wallet" set to a wallet that does not exist, as a libsecret client's first store on a
       // KWallet without wallets leaves it). Creating another would not help.
-      const others = await api.collections().catch(() => []);
+      // gnome-keyring's in-memory "session" collection is no keyring anyone made.
+      const others = (await api.collections().catch(() => [])).filter(
+        (path) => path !== "/org/freedesktop/secrets/collection/session",
+      );
       if (others.length > 0) {
         return {
           status: "fail",
