@@ -34,7 +34,7 @@ export function execHandler(
       if (runCommand === undefined || command === undefined) {
         throw new Error("exec needs a command and a way to run it");
       }
-      const [{ storedTokens }, { execEnvironment }] = await Promise.all([
+      const [{ storedTokens, nulMessage }, { execEnvironment }] = await Promise.all([
         import("../commands/exec.ts"),
         import("../terraform/token-variables.ts"),
       ]);
@@ -43,7 +43,9 @@ export function execHandler(
         hosts.length > 0
           ? [...new Set([...hosts, ...(tfe === undefined ? [] : [tfe])])]
           : undefined;
-      const tokens = await storedTokens(store, only);
+      const tokens = await storedTokens(store, only, (host) => {
+        io.stderr.write(`warning: left out: ${nulMessage(host)}\n`);
+      });
       if (tfe !== undefined && !tokens.has(tfe)) {
         throw new CliError(`no token stored for ${tfe}: run "terraform login ${tfe}" first`);
       }

@@ -550,3 +550,41 @@ describe("one process, several calls (import, exec)", () => {
     }
   });
 });
+
+describe("exec and a token no environment variable can carry", () => {
+  test("a token with a NUL character is left out with one warning naming its host, never the token", async () => {
+    const session = await startKeyringSession();
+    try {
+      assertSilentSuccess(
+        await runHelper(["store", "nul.example.com"], {
+          env: session.env,
+          stdin: '{"token":"SECRET-A\\u0000B"}',
+        }),
+      );
+      assertSilentSuccess(
+        await runHelper(["store", "fine.example.com"], {
+          env: session.env,
+          stdin: '{"token":"ok"}',
+        }),
+      );
+      const exec = await runHelper(
+        ["exec", "--", "sh", "-c", 'test "$TF_TOKEN_fine_example_com" = ok'],
+        { env: session.env },
+      );
+      assert.equal(exec.code, 0, exec.stderr);
+      assert.match(
+        exec.stderr,
+        /^warning: left out: the token stored for nul\.example\.com holds a NUL character[^\n]*\n$/,
+      );
+      assert.doesNotMatch(exec.stderr, /SECRET/);
+      const named = await runHelper(["exec", "--host", "nul.example.com", "--", "true"], {
+        env: session.env,
+      });
+      assertOneLineFailure(named);
+      assert.match(named.stderr, /nul\.example\.com holds a NUL character/);
+      assert.doesNotMatch(named.stderr, /SECRET/);
+    } finally {
+      await session.close();
+    }
+  });
+});

@@ -42,6 +42,23 @@ describe("storedTokens", () => {
     }
   });
 
+  test("a token with a NUL character is left out, with its host (never the token) told", async () => {
+    const store = createMemoryStore({
+      ...entries,
+      "nul.example.com": '{"token":"SECRET\\u0000tail"}',
+    });
+    const told: string[] = [];
+    const tokens = await storedTokens(store, undefined, (host) => told.push(host));
+    assert.deepEqual([...tokens.keys()], ["a.example.com", "b.example.com"]);
+    assert.deepEqual(told, ["nul.example.com"]);
+    await assert.rejects(storedTokens(store, [h("nul.example.com")]), (error) => {
+      assert.ok(error instanceof CliError);
+      assert.match(error.message, /nul\.example\.com holds a NUL character/);
+      assert.doesNotMatch(error.message, /SECRET|tail/);
+      return true;
+    });
+  });
+
   test("only reads the store", async () => {
     const store = createMemoryStore(entries);
     await storedTokens(store);
