@@ -4,6 +4,7 @@ import process from "node:process";
 import { isSingleExecutable, TARGET, VERSION, versionLine } from "./build-info.ts";
 import type { TextSink } from "./cli/io.ts";
 import { run } from "./cli/run.ts";
+import { systemErrorMessage } from "./errors.ts";
 import { openStore } from "./stores/open-store.ts";
 import { forwardingSignals } from "./signal-forwarding.ts";
 import { hasAbandonedCalls } from "./stores/keychain-calls.ts";
@@ -61,6 +62,27 @@ function exitOnBrokenPipe(error: unknown): void {
   if ((error as NodeJS.ErrnoException | undefined)?.code === "EPIPE") process.exit(141);
 }
 
+/**
+ * A write that can never succeed (a full disk or `/dev/full`, a read-only file, EIO): one
+ * line on stderr, when that is not the stream that failed, and exit 1, instead of the
+ * runtime's stack trace. "Try again" (a full non-blocking pipe) is not such a failure: the
+ * stream takes the rest and waits for the reader.
+ */
+function exitOnFailedWrite(fd: number, error: unknown): void {
+  exitOnBrokenPipe(error);
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "EAGAIN" || code === "EWOULDBLOCK") return;
+  if (fd !== 2) {
+    const why = systemErrorMessage(error) ?? `could not write: ${String(code ?? error)}`;
+    try {
+      writeSync(2, `${why.replace("could not write", "could not write to standard output")}\n`);
+    } catch {
+      // stderr is gone too: the exit code is all that is left.
+    }
+  }
+  process.exit(1);
+}
+
 function output(fd: number, stream: () => NodeJS.WriteStream): TextSink {
   let fallback: NodeJS.WriteStream | undefined;
   return {
@@ -72,16 +94,13 @@ function output(fd: number, stream: () => NodeJS.WriteStream): TextSink {
           while (written < bytes.byteLength) written += writeSync(fd, bytes, written);
           return;
         } catch (error) {
-          exitOnBrokenPipe(error);
-          // Anything else: the rest goes through the stream below.
+          exitOnFailedWrite(fd, error);
+          // "Try again": the rest goes through the stream below.
         }
       }
       fallback ??= useStream(() => {
         const created = stream();
-        created.on("error", (error) => {
-          exitOnBrokenPipe(error);
-          throw error;
-        });
+        created.on("error", (error) => exitOnFailedWrite(fd, error));
         return created;
       });
       fallback.write(bytes.subarray(written));

@@ -1,10 +1,13 @@
 /**
  * A reader that goes away (`helper get HOST | head -c0`, `doctor | head -1`) must not make
  * the helper print a stack trace: it stops quietly with a non-zero code, as other Unix
- * tools do.
+ * tools do. Nor must a stdout that takes no byte (a full disk): one line on stderr, exit 1.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
 import { helperCommand, runHelper } from "../support/helper-process.ts";
@@ -41,6 +44,71 @@ describe("stdout into a pipe whose reader has gone", { skip: process.platform ==
       assert.ok(match, stderr);
       assert.ok(["1", "141"].includes(match[1] ?? ""), stderr);
       assert.doesNotMatch(stderr, /EPIPE|Unhandled|^\s+at /m);
+    });
+  }
+});
+
+/**
+ * A device that takes no byte, made here with mknod (never the machine's own /dev/full):
+ * every write to it fails with ENOSPC.
+ */
+function fullDevice(): { path: string; remove(): void } | string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "tfck-full-"));
+  const device = path.join(dir, "full");
+  const made = spawnSync("mknod", [device, "c", "1", "7"], { encoding: "utf8" });
+  if (made.status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    return `mknod is not permitted here (${made.stderr.trim()})`;
+  }
+  return { path: device, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+describe("stdout on a device that is full", { skip: process.platform === "win32" }, () => {
+  let session: KeyringSession;
+  before(async () => {
+    session = await startKeyringSession();
+    assertSilentSuccess(
+      await runHelper(["store", "full.example.com"], {
+        env: session.env,
+        stdin: '{"token":"SECRET-full"}',
+      }),
+    );
+  });
+  after(async () => {
+    await session.close();
+  });
+
+  for (const args of [
+    ["get", "full.example.com"],
+    ["list"],
+    ["doctor"],
+    ["--help"],
+    ["--version"],
+  ]) {
+    test(`${args.join(" ")}: one line on stderr and exit 1, no stack trace`, (t) => {
+      const device = fullDevice();
+      if (typeof device === "string") {
+        t.skip(device);
+        return;
+      }
+      try {
+        const [command, ...prefix] = helperCommand();
+        const fd = openSync(device.path, "w");
+        const result = spawnSync(command, [...prefix, ...args], {
+          env: session.env,
+          stdio: ["ignore", fd, "pipe"],
+          encoding: "utf8",
+          timeout: 20_000,
+        });
+        closeSync(fd);
+        assert.equal(result.status, 1, result.stderr);
+        assert.equal(
+          result.stderr,
+          "could not write to standard output: no space left on the device (ENOSPC)\n",
+        );
+      } finally {
+        device.remove();
+      }
     });
   }
 });
