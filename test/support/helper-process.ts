@@ -49,11 +49,30 @@ export interface HelperRunOptions {
   readonly cwd?: string;
 }
 
-/** Runs the built helper with `args` and collects what it printed. */
-export function runHelper(
+/**
+ * Wine's own failure to talk to its wineserver ("wine client error:230: sendmsg: Socket
+ * operation on non-socket", ":550:"), seen about once in a few hundred Wine processes on a
+ * loaded machine: Wine's IPC, before or around the helper, not the helper's doing.
+ */
+const WINE_CLIENT_ERROR = /^wine client error:\d+:/m;
+
+/**
+ * Runs the built helper with `args` and collects what it printed. Under Wine, a run that
+ * Wine itself broke (WINE_CLIENT_ERROR) is run again, up to twice; every call the suites
+ * make is one that may run twice (a get, a store of the same object, a forget).
+ */
+export async function runHelper(
   args: readonly string[],
   options: HelperRunOptions,
 ): Promise<HelperResult> {
+  const underWine = /wine/.test(path.basename(options.command?.[0] ?? ""));
+  for (let attempt = 0; ; attempt++) {
+    const result = await runHelperOnce(args, options);
+    if (!underWine || attempt >= 2 || !WINE_CLIENT_ERROR.test(result.stderr)) return result;
+  }
+}
+
+function runHelperOnce(args: readonly string[], options: HelperRunOptions): Promise<HelperResult> {
   const started = performance.now();
   const [command, ...commandArgs] = options.command ?? helperCommand();
   const child = spawn(command, [...commandArgs, ...args], {
