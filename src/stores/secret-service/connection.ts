@@ -3,7 +3,14 @@ import {
   type SocketAddress,
   type UnixSocket,
 } from "../../native/unix-socket.ts";
-import { encodeMessage, MessageReader, MessageType, type DbusValue, type Message } from "./wire.ts";
+import {
+  concat,
+  encodeMessage,
+  MessageReader,
+  MessageType,
+  type DbusValue,
+  type Message,
+} from "./wire.ts";
 
 /** One method call. */
 export interface MethodCall {
@@ -57,7 +64,8 @@ export interface Clock {
   now(): number;
 }
 
-const BUS = {
+/** The message bus itself, as a call's destination. */
+export const BUS = {
   destination: "org.freedesktop.DBus",
   path: "/org/freedesktop/DBus",
   interface: "org.freedesktop.DBus",
@@ -284,14 +292,7 @@ export class BusConnection {
       const parts = this.outgoing;
       this.outgoing = [];
       if (this.failure !== undefined || parts.length === 0) return;
-      const total = parts.reduce((sum, part) => sum + part.length, 0);
-      const joined = new Uint8Array(total);
-      let offset = 0;
-      for (const part of parts) {
-        joined.set(part, offset);
-        offset += part.length;
-      }
-      this.socket.write(joined);
+      this.socket.write(concat(...parts));
     });
   }
 

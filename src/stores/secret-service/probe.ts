@@ -1,6 +1,6 @@
 import type { ProbeResult } from "../probe-result.ts";
 import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
-import { BusConnection, BusUnavailable, type Clock } from "./connection.ts";
+import { BUS, BusConnection, BusUnavailable, type Clock } from "./connection.ts";
 import { diagnose } from "./failures.ts";
 import {
   canShowPrompt,
@@ -8,16 +8,10 @@ import {
   NoDefaultCollection,
   NO_PROMPTS,
   SecretServiceApi,
+  SECRETS,
 } from "./secret-service.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-const BUS = {
-  destination: "org.freedesktop.DBus",
-  path: "/org/freedesktop/DBus",
-  interface: "org.freedesktop.DBus",
-} as const;
-const SECRETS = "org.freedesktop.secrets";
 
 /**
  * Looks at the Secret Service the way the store would use it, without starting a service

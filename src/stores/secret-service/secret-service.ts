@@ -2,7 +2,8 @@ import { DbusErrorReply, type BusConnection, type MethodCall } from "./connectio
 import { ALGORITHM, warmUpCrypto, type KeyExchange, type SessionKey } from "./session.ts";
 import type { DbusValue, Message, Variant } from "./wire.ts";
 
-const DESTINATION = "org.freedesktop.secrets";
+/** The bus name every Secret Service provider owns. */
+export const SECRETS = "org.freedesktop.secrets";
 const SERVICE_PATH = "/org/freedesktop/secrets";
 const INTERFACE = {
   service: "org.freedesktop.Secret.Service",
@@ -334,7 +335,7 @@ export class SecretServiceApi {
   }
 
   private call(call: Omit<MethodCall, "destination">): Promise<Message> {
-    return this.connection.call({ destination: DESTINATION, ...call });
+    return this.connection.call({ destination: SECRETS, ...call });
   }
 }
 

@@ -190,4 +190,3 @@ function toBytes(value: bigint, length: number): Uint8Array {
 
 /** For tests that play the service's side: the group, and our public value as a number. */
 export const GROUP = { prime: PRIME, generator: GENERATOR, bytes: PRIME_BYTES } as const;
-export { toBigint, toBytes };

@@ -23,7 +23,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  * a prompt is not a hang, but Terraform has no timeout of its own, and a prompt on a screen
  * no one looks at must not hold `terraform init` for ever.
  */
-export const PROMPT_LIMIT_SECONDS = 300;
+const PROMPT_LIMIT_SECONDS = 300;
 
 export interface SecretServiceStoreOptions {
   /** The `service` attribute of every item (`--service`). */
@@ -119,19 +119,22 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
         async (client) => {
           const { api } = client;
           const search = api.searchItems(ours(host));
-          const defaultCollection = client.defaultCollection();
+          // Only for a warning when nothing is found: the alias rides along in the first
+          // write, and whether it is locked is asked only then, off the path of a found item.
+          const defaultCollection = api.readAlias("default");
+          defaultCollection.catch(ignore);
           const session = client.session();
           const { unlocked, locked } = await search;
           const items = [...unlocked, ...locked];
           if (items.length === 0) {
             // Absence is no error, but a person running get should learn why terraform login
             // will fail, or why KeePassXC (which hides a locked database's items) found nothing.
-            const collection = await defaultCollection.catch(() => undefined);
-            if (collection?.path === undefined) {
+            const collection = await defaultCollection;
+            if (collection === undefined) {
               options.warn(
                 'warning: the keyring has no default collection, so nothing can be stored in it; create one (a "login" keyring in Seahorse, a wallet in KWallet Manager, an exposed database in KeePassXC, or "gnome-keyring-daemon --unlock") before terraform login',
               );
-            } else if (collection.locked) {
+            } else if (await api.collectionLocked(collection)) {
               options.warn("warning: the keyring is locked; unlock it to see what it holds");
             }
             return undefined;
@@ -315,9 +318,9 @@ class Client {
   }
 
   /**
-   * The default collection (`path` undefined when there is none) and whether it is locked.
-   * The second question leaves as soon as the first is answered, while the other calls of
-   * the first write are still on their way.
+   * The default collection (`path` undefined when there is none) and whether it is locked,
+   * for store: the second question leaves as soon as the first is answered, while the other
+   * calls of the first write are still on their way.
    */
   defaultCollection(): Promise<{ path: string | undefined; locked: boolean }> {
     const asked = this.api.readAlias("default").then(async (path) => ({

@@ -768,9 +768,13 @@ export class MessageReader {
   }
 }
 
-export function concat(first: Uint8Array, second: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(first.length + second.length);
-  joined.set(first, 0);
-  joined.set(second, first.length);
+/** The bytes of `parts`, one after another, in a buffer of their own. */
+export function concat(...parts: readonly Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
   return joined;
 }
