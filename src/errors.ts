@@ -43,7 +43,15 @@ const SYSTEM_ERRORS: Readonly<Record<string, string>> = {
   EBADF: "it is not open for that (a write-only standard input?)",
   EBUSY: "it is busy",
   ETXTBSY: "it is busy",
+  EIO: "an input/output error",
+  EFBIG: "the file would be too large",
 };
+
+/** What an errno code means to a person ("no space left on the device (ENOSPC)"). */
+export function errnoMeaning(code: string): string {
+  const meaning = SYSTEM_ERRORS[code];
+  return meaning === undefined ? code : `${meaning} (${code})`;
+}
 
 /**
  * One line for a failed system call on a file or stream (`could not open /x: permission

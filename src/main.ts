@@ -6,9 +6,9 @@ import type { TextSink } from "./cli/io.ts";
 import { run } from "./cli/run.ts";
 import { systemErrorMessage } from "./errors.ts";
 import { openStore } from "./stores/open-store.ts";
-import { forwardingSignals } from "./signal-forwarding.ts";
+import { forwardingSignals } from "./system/signal-forwarding.ts";
 import { hasAbandonedCalls } from "./stores/keychain-calls.ts";
-import { runCleanups } from "./exit-cleanups.ts";
+import { runCleanups } from "./system/exit-cleanups.ts";
 
 // Ctrl-C, SIGTERM and a closed terminal first undo what must not outlive the process (the
 // pass store's lock), then end it by the same signal, as if there were no handler.
@@ -146,7 +146,7 @@ void run(
     openStore,
     // Loaded only for exec: node:child_process has no place in a get.
     runCommand: async (command, args, env) =>
-      (await import("./run-command.ts")).runCommand(command, args, env, process),
+      (await import("./system/run-command.ts")).runCommand(command, args, env, process),
   },
 ).then((code) => {
   // With everything written synchronously, leave at once instead of tearing the runtime

@@ -1,8 +1,8 @@
 import { CliError } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import { quote } from "../quote.ts";
-import type { CommandOutcome } from "../run-command.ts";
-import { signalExitCode } from "../signal-forwarding.ts";
+import type { CommandOutcome } from "../system/run-command.ts";
+import { signalExitCode } from "../system/signal-forwarding.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import type { Io } from "./io.ts";
 import type { GlobalOptions } from "./options.ts";

@@ -9,8 +9,8 @@ import { probeSecretService } from "../stores/secret-service/probe.ts";
 import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-config.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, type Machine } from "./install.ts";
-import { readTextIfExists } from "../files.ts";
-import { outputOf } from "../processes.ts";
+import { readTextIfExists } from "../system/files.ts";
+import { outputOf } from "../system/probe-output.ts";
 import { commandLine, storeName } from "../cli/command-line.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
 

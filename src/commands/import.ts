@@ -5,7 +5,7 @@ import { parseCredentialsObject } from "../protocol/credentials-object.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import { credentialsFileWithout, parseCredentialsFile } from "../terraform/credentials-file.ts";
 import type { TerraformLocations } from "../terraform/locations.ts";
-import { modeIfExists, readTextIfExists, writeFileAtomically } from "../files.ts";
+import { modeIfExists, readTextIfExists, writeFileAtomically } from "../system/files.ts";
 
 const EMPTY_FILE = '{\n  "credentials": {}\n}\n';
 

@@ -18,7 +18,7 @@ import {
 } from "../terraform/cli-config.ts";
 import { terraformLocations, type TerraformLocations } from "../terraform/locations.ts";
 import type { Io } from "../cli/io.ts";
-import { modeIfExists, readTextIfExists, writeFileAtomically } from "../files.ts";
+import { modeIfExists, readTextIfExists, stageFile } from "../system/files.ts";
 
 /** The name in `credentials_helper "keychain" {}`; Terraform adds the `terraform-credentials-` prefix. */
 export const HELPER_BLOCK_NAME = "keychain";
@@ -98,14 +98,57 @@ export function planInstall(
   };
 }
 
-/** Carries out a plan: atomic writes, the config files' permissions kept (new ones 0600). */
+/**
+ * Carries out a plan: the config files' permissions kept (new ones 0600). Every file is
+ * written and flushed beside its target before any target changes, so a full disk or a
+ * failed write leaves everything as it was. The configs go in place first: they are what a
+ * read-only or immutable file would refuse, and then the executable is not left behind.
+ */
 export function applyInstall(plan: InstallPlan): void {
-  if (plan.helper.change !== "unchanged") {
-    mkdirSync(path.dirname(plan.helper.target), { recursive: true, mode: 0o755 });
-    // A new file renamed over the old one: replacing a running binary in place fails.
-    writeFileAtomically(plan.helper.target, readFileSync(plan.helper.source), 0o755);
+  const staged: Change[] = [];
+  try {
+    staged.push(...stageConfigChanges(plan.configs));
+    if (plan.helper.change !== "unchanged") {
+      mkdirSync(path.dirname(plan.helper.target), { recursive: true, mode: 0o755 });
+      // A new file renamed over the old one: replacing a running binary in place fails.
+      const executable = readFileSync(plan.helper.source);
+      const copy = stageFile(plan.helper.target, executable, 0o755);
+      staged.push({
+        commit() {
+          copy.commit();
+          // Read back once in place: the copy Terraform will run is the one checked.
+          if (!readFileSync(copy.target).equals(executable)) {
+            throw new CliError(
+              `the copy at ${copy.target} differs from ${plan.helper.source} after writing it; run install again`,
+            );
+          }
+        },
+        discard: () => copy.discard(),
+      });
+    }
+  } catch (error) {
+    for (const change of staged) change.discard();
+    throw error;
   }
-  applyConfigChanges(plan.configs);
+  commitAll(staged);
+}
+
+/** A change written aside, to be put in place or dropped. */
+interface Change {
+  commit(): void;
+  discard(): void;
+}
+
+/** Puts each change in place, in order; after a failure, the rest are dropped. */
+function commitAll(changes: readonly Change[]): void {
+  for (const [index, change] of changes.entries()) {
+    try {
+      change.commit();
+    } catch (error) {
+      for (const rest of changes.slice(index + 1)) rest.discard();
+      throw error;
+    }
+  }
 }
 
 export interface UninstallPlan {
@@ -145,9 +188,13 @@ export function planUninstall(machine: Machine, force = false): UninstallPlan {
 }
 
 export function applyUninstall(plan: UninstallPlan): void {
-  if (plan.helper.present && plan.helper.keptFor === undefined)
-    rmSync(plan.helper.target, { force: true });
-  applyConfigChanges(plan.configs);
+  const changes = stageConfigChanges(plan.configs);
+  // The blocks go before the executable, so that no config is left naming a missing helper.
+  if (plan.helper.present && plan.helper.keptFor === undefined) {
+    const target = plan.helper.target;
+    changes.push({ commit: () => rmSync(target, { force: true }), discard: () => undefined });
+  }
+  commitAll(changes);
 }
 
 /**
@@ -192,21 +239,30 @@ function namesOurHelper(file: string): boolean {
   }
 }
 
-function applyConfigChanges(configs: readonly ConfigChange[]): void {
-  for (const config of configs) {
-    if (config.text === undefined) continue;
-    // A file that held only our block (install created it) goes: an empty ~/.terraformrc
-    // would still keep OpenTofu from its own tofurc. A symlinked one belongs to a dotfile
-    // manager and is only emptied.
-    if (config.change === "removed" && config.text === "" && config.linkTarget === undefined) {
-      rmSync(config.file, { force: true });
-      continue;
+/** Each config's new text written aside (or its removal planned), nothing yet in place. */
+function stageConfigChanges(configs: readonly ConfigChange[]): Change[] {
+  const staged: Change[] = [];
+  try {
+    for (const config of configs) {
+      if (config.text === undefined) continue;
+      // A file that held only our block (install created it) goes: an empty ~/.terraformrc
+      // would still keep OpenTofu from its own tofurc. A symlinked one belongs to a dotfile
+      // manager and is only emptied.
+      if (config.change === "removed" && config.text === "" && config.linkTarget === undefined) {
+        const file = config.file;
+        staged.push({ commit: () => rmSync(file, { force: true }), discard: () => undefined });
+        continue;
+      }
+      const file = config.linkTarget ?? config.file;
+      mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      // A CLI config may hold tokens in credentials blocks: a new one is private.
+      staged.push(stageFile(file, config.text, modeIfExists(file) ?? 0o600));
     }
-    const file = config.linkTarget ?? config.file;
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    // A CLI config may hold tokens in credentials blocks: a new one is private.
-    writeFileAtomically(file, config.text, modeIfExists(file) ?? 0o600);
+  } catch (error) {
+    for (const change of staged) change.discard();
+    throw error;
   }
+  return staged;
 }
 
 /**

@@ -8,7 +8,7 @@ import { oneLine } from "../quote.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import { canonicalHostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "./credential-store.ts";
-import { registerCleanup } from "../exit-cleanups.ts";
+import { registerCleanup } from "../system/exit-cleanups.ts";
 
 /** What `createPassStore` needs; everything comes in as values, nothing is read globally. */
 export interface PassStoreOptions {

@@ -4,10 +4,13 @@ import {
   lstatSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   statSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
@@ -21,6 +24,7 @@ import {
 } from "../../../src/commands/install.ts";
 import type { Machine } from "../../../src/commands/install.ts";
 import { CliError, ExitCode } from "../../../src/errors.ts";
+import { smallDisk } from "../../support/small-disk.ts";
 import { createTempHome } from "./temp-home.ts";
 import type { TempHome } from "./temp-home.ts";
 
@@ -369,6 +373,63 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
       },
     );
     assert.deepEqual(filesUnder(box.home), []);
+  });
+
+  // What a nearly full disk did before: ~/.terraformrc cut to 8 KB with its credentials
+  // block gone, and a partial executable reported as installed.
+  for (const [what, free] of [
+    ["the config", 4 * 1024],
+    ["the executable", 40 * 1024],
+  ] as const) {
+    test(`a disk too full for ${what}: one line naming the file, and every file as it was`, (t) => {
+      const disk = smallDisk(t, 512);
+      if (disk === undefined) return;
+      const home = path.join(disk.dir, "home");
+      const terraformrc = path.join(home, ".terraformrc");
+      const config = `credentials "app.terraform.io" {\n  token = "KEEP"\n}\n${"# x\n".repeat(6000)}`;
+      mkdirSync(home);
+      writeFileSync(terraformrc, config, { mode: 0o600 });
+      const box = sandbox(t);
+      // The executable lives off the small disk; only its copy has to fit on it.
+      writeFileSync(box.executable, Buffer.alloc(96 * 1024, 7));
+      const plan = planInstall({ ...box.machine, homedir: home }, [], false);
+      disk.fill(free);
+      assert.throws(
+        () => applyInstall(plan),
+        (error: unknown) =>
+          error instanceof CliError &&
+          /^could not write \S+: no space left on the device \(ENOSPC\); it was left as it was$/.test(
+            error.message,
+          ),
+      );
+      assert.equal(readFileSync(terraformrc, "utf8"), config);
+      assert.deepEqual(filesUnder(home), [".terraformrc"], "no plugin, no temp file");
+    });
+  }
+
+  test("an immutable ~/.terraformrc: the error names it, not a temp file, and no plugin is left", (t) => {
+    const disk = smallDisk(t, 512);
+    if (disk === undefined) return;
+    const box = sandbox(t);
+    const home = path.join(disk.dir, "home");
+    const terraformrc = path.join(home, ".terraformrc");
+    mkdirSync(home);
+    writeFileSync(terraformrc, "# mine\n");
+    const plan = planInstall({ ...box.machine, homedir: home }, [], false);
+    const immutable = spawnSync("chattr", ["+i", terraformrc], { encoding: "utf8" });
+    if (immutable.status !== 0) {
+      t.skip(`chattr +i is not possible here (${immutable.stderr.trim()})`);
+      return;
+    }
+    t.after(() => spawnSync("chattr", ["-i", terraformrc]));
+    assert.throws(
+      () => applyInstall(plan),
+      new CliError(
+        `could not write ${terraformrc}: operation not permitted (EPERM); it was left as it was`,
+      ),
+    );
+    assert.equal(readFileSync(terraformrc, "utf8"), "# mine\n");
+    assert.deepEqual(filesUnder(home), [".terraformrc"]);
   });
 });
 

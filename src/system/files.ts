@@ -1,0 +1,210 @@
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  type Stats,
+  writeSync,
+} from "node:fs";
+import path from "node:path";
+import { CliError, errnoMeaning } from "../errors.ts";
+
+/**
+ * The file's text, or `undefined` when it does not exist. Anything but a regular file (a
+ * FIFO, a device, a directory) is refused before a byte is read: reading a FIFO with no
+ * writer would block forever, and a device has no end.
+ */
+export function readTextIfExists(file: string): string | undefined {
+  // O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a writer.
+  // Windows has neither the flag nor FIFOs; there a stat first does the same job.
+  const nonBlocking = constants.O_NONBLOCK as number | undefined;
+  let fd;
+  try {
+    if (nonBlocking === undefined) refuseSpecialFile(file, statSync(file), true);
+    fd = openSync(file, constants.O_RDONLY | (nonBlocking ?? 0));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    refuseSpecialFile(file, fstatSync(fd), true);
+    return readFileSync(fd, "utf8");
+  } catch (error) {
+    // A read that fails after the open names no file: say which one.
+    (error as NodeJS.ErrnoException).path ??= file;
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The file's permission bits, or `undefined` when it does not exist. */
+export function modeIfExists(file: string): number | undefined {
+  try {
+    return statSync(file).mode & 0o7777;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/** A new file's content, written and flushed beside its target, not yet in its place. */
+export interface StagedFile {
+  readonly target: string;
+  /** Renames it over the target: readers see the old file or the new one, never a part. */
+  commit(): void;
+  /** Removes it; the target stays as it was. */
+  discard(): void;
+}
+
+/**
+ * Writes `content` to a temp file beside `file` (created exclusively, with `mode` from the
+ * start so its content is never readable by others), checks that every byte went out,
+ * and flushes it to disk. `file` itself is untouched until `commit()`. Refuses a target
+ * that exists and is not a regular file (a device such as /dev/null, a FIFO, a directory,
+ * or a symlink: callers that edit a symlinked file resolve it first). Any failure — a full
+ * disk, a quota, EIO — is a CliError naming `file`, and leaves `file` byte for byte.
+ */
+export function stageFile(file: string, content: string | Uint8Array, mode: number): StagedFile {
+  refuseSpecialFile(file, lstatIfExists(file));
+  const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+  // A name no other process picks ("wx" refuses one that exists); no crypto module needed,
+  // which keeps it off the start-up path of the addon loader that shares this function.
+  const unique = `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${unique}.tmp`);
+  let fd;
+  try {
+    fd = openSync(temp, "wx", mode);
+  } catch (error) {
+    throw writeFailure(file, error);
+  }
+  try {
+    fchmodSync(fd, mode); // the umask may have narrowed what openSync was given
+    writeAll(fd, bytes);
+    fsyncSync(fd);
+    // The size the file system reports, not only what write() returned: the last word on
+    // whether the content is all there.
+    if (fstatSync(fd).size !== bytes.byteLength) throw shortWrite();
+  } catch (error) {
+    closeQuietly(fd);
+    rmSync(temp, { force: true });
+    throw writeFailure(file, error);
+  }
+  try {
+    closeSync(fd); // on some file systems (NFS) a deferred write error surfaces here
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw writeFailure(file, error);
+  }
+  return {
+    target: file,
+    commit() {
+      try {
+        renameSync(temp, file);
+      } catch (error) {
+        rmSync(temp, { force: true });
+        throw writeFailure(file, error);
+      }
+      syncDirectory(path.dirname(file));
+    },
+    discard() {
+      rmSync(temp, { force: true });
+    },
+  };
+}
+
+/** Replaces `file` with `content` at once: `stageFile` and `commit`. */
+export function writeFileAtomically(
+  file: string,
+  content: string | Uint8Array,
+  mode: number,
+): void {
+  stageFile(file, content, mode).commit();
+}
+
+/**
+ * Writes every byte of `bytes`, in as many calls as the kernel needs. A call that takes
+ * nothing (a full device that reports it as 0 rather than ENOSPC) is a failure, not a
+ * reason to loop forever.
+ */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let written = 0;
+  while (written < bytes.byteLength) {
+    const count = writeSync(fd, bytes, written, bytes.byteLength - written);
+    if (count <= 0) throw shortWrite();
+    written += count;
+  }
+}
+
+function shortWrite(): NodeJS.ErrnoException {
+  return Object.assign(new Error("no space left on the device"), {
+    code: "ENOSPC",
+    syscall: "write",
+  });
+}
+
+/** Makes the rename itself durable; a no-op where directories cannot be opened (Windows). */
+function syncDirectory(dir: string): void {
+  let fd;
+  try {
+    fd = openSync(dir, "r");
+    fsyncSync(fd);
+  } catch {
+    // Not supported here (EISDIR, EPERM, EINVAL): the rename stands, durable or not.
+  } finally {
+    if (fd !== undefined) closeQuietly(fd);
+  }
+}
+
+function lstatIfExists(file: string): Stats | undefined {
+  try {
+    return lstatSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw writeFailure(file, error);
+  }
+}
+
+const KINDS: ReadonlyArray<[(stats: Stats) => boolean, string]> = [
+  [(stats) => stats.isDirectory(), "a directory"],
+  [(stats) => stats.isSymbolicLink(), "a symlink"],
+  [(stats) => stats.isFIFO(), "a FIFO"],
+  [(stats) => stats.isCharacterDevice(), "a character device"],
+  [(stats) => stats.isBlockDevice(), "a block device"],
+  [(stats) => stats.isSocket(), "a socket"],
+];
+
+function refuseSpecialFile(file: string, stats: Stats | undefined, reading = false): void {
+  if (stats === undefined || stats.isFile()) return;
+  const kind = KINDS.find(([is]) => is(stats))?.[1] ?? "something else";
+  throw new CliError(
+    reading
+      ? `${file} is ${kind}, not a regular file: it was not read; point it at a file`
+      : `${file} is ${kind}, not a regular file: it was not replaced and is left as it is`,
+  );
+}
+
+/** One line naming the target (never the temp file) and saying that it is unchanged. */
+function writeFailure(file: string, error: unknown): Error {
+  if (error instanceof CliError) return error;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const meaning = code === undefined ? String(error) : errnoMeaning(code);
+  return new CliError(`could not write ${file}: ${meaning}; it was left as it was`, undefined, {
+    cause: error,
+  });
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already failing: the first error is the one to report.
+  }
+}
