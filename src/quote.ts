@@ -30,3 +30,12 @@ export function oneLine(text: string, maxLength = Infinity): string {
 export function errorText(error: unknown): string {
   return oneLine(error instanceof Error ? error.message : String(error));
 }
+
+/**
+ * `text` as it is when it holds nothing a terminal would act on, else quoted: names read
+ * from files, keychains and the environment (a host in credentials.tfrc.json, a variable's
+ * name) are data, and an escape sequence in one must not rewrite the screen.
+ */
+export function printable(text: string): string {
+  return /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(text) ? quote(text) : text;
+}

@@ -1,4 +1,5 @@
 import { CliError } from "../errors.ts";
+import { printable } from "../quote.ts";
 import { commandLine, storeName } from "./command-line.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import type { Io } from "./io.ts";
@@ -92,28 +93,40 @@ export function humanHandlers(
       );
     },
 
-    async import(options, { keep }) {
+    async import(options, flags) {
       const [{ importCredentials }, { locationsOf }] = await Promise.all([
         import("../commands/import.ts"),
         import("../commands/install.ts"),
       ]);
       const locations = locationsOf(io);
-      const results = await importCredentials(await openStore(options), locations, keep);
-      if (results.length === 0) {
+      const report = await importCredentials(await openStore(options), locations, flags);
+      if (report.hosts.length === 0) {
         say(`nothing to import: no hosts in ${locations.credentialsFiles.join(" or ")}`);
         return;
       }
-      for (const result of results) {
-        if (result.outcome === "failed")
-          say(`failed: ${result.host} (stays in ${result.file}): ${result.reason ?? ""}`);
-        else
+      const into = storeName(options.backend);
+      const would = flags.dryRun ? "would be " : "";
+      const plan = flags.dryRun ? "(dry run, nothing changed) " : "";
+      for (const { outcome, host, file, reason } of report.hosts) {
+        const name = printable(host);
+        if (outcome === "failed") say(`${plan}failed: ${name} (stays in ${file}): ${reason ?? ""}`);
+        else if (outcome === "kept") say(`${plan}kept: ${name} in ${file}: ${reason ?? ""}`);
+        else if (outcome === "replaced")
           say(
-            `${result.outcome}: ${result.host} from ${result.file} into ${storeName(options.backend)}`,
+            `${plan}${would}replaced: the credentials for ${name} in ${into} by those from ${file}`,
           );
+        else say(`${plan}${would}${outcome}: ${name} from ${file} into ${into}`);
       }
-      const failures = results.filter((result) => result.outcome === "failed").length;
+      for (const { file, change } of report.files) {
+        say(
+          change === "removed"
+            ? `${plan}${file} ${flags.dryRun ? "would be" : "was"} deleted: nothing is left in it`
+            : `${plan}${file} ${flags.dryRun ? "would be" : "was"} rewritten without the hosts moved`,
+        );
+      }
+      const failures = report.hosts.filter((host) => host.outcome === "failed").length;
       if (failures > 0)
-        throw new CliError(`${failures} of ${results.length} hosts could not be imported`);
+        throw new CliError(`${failures} of ${report.hosts.length} hosts could not be imported`);
     },
 
     async list(options, { json }) {

@@ -26,7 +26,10 @@ export interface VerbHandlers {
 export interface HumanHandlers {
   install(options: GlobalOptions, flags: { force: boolean; dryRun: boolean }): Promise<void>;
   uninstall(options: GlobalOptions, flags: { force: boolean; dryRun: boolean }): Promise<void>;
-  import(options: GlobalOptions, flags: { keep: boolean }): Promise<void>;
+  import(
+    options: GlobalOptions,
+    flags: { keep: boolean; force: boolean; dryRun: boolean },
+  ): Promise<void>;
   list(options: GlobalOptions, flags: { json: boolean }): Promise<void>;
   doctor(options: GlobalOptions): Promise<void>;
 }
@@ -159,9 +162,17 @@ Terraform or OpenTofu runs this program as a credentials helper:
     .command("import")
     .description("move the tokens in credentials.tfrc.json into the store --backend selects")
     .option("--keep", "copy them and leave credentials.tfrc.json as it is")
-    .action(async (flags: { keep?: boolean }, command: Command) => {
-      await handlers.import(globalOptions(command), { keep: flags.keep === true });
-    });
+    .option("--force", "replace different credentials the store already holds for a host")
+    .option("--dry-run", "print what would be done and change nothing")
+    .action(
+      async (flags: { keep?: boolean; force?: boolean; dryRun?: boolean }, command: Command) => {
+        await handlers.import(globalOptions(command), {
+          keep: flags.keep === true,
+          force: flags.force === true,
+          dryRun: flags.dryRun === true,
+        });
+      },
+    );
   program
     .command("list")
     .description("print the hosts that have credentials (names only)")

@@ -46,6 +46,21 @@ export function parseCredentialsObject(text: string, source: string): string {
   return trimmed;
 }
 
+/**
+ * `parseCredentialsObject`, and not the empty object: `get` answers {} for "no
+ * credentials", so an entry holding {} would read as none while `list` and `doctor` count
+ * the host. What `store` and `import` accept.
+ */
+export function parseStorableObject(text: string, source: string): string {
+  const object = parseCredentialsObject(text, source);
+  if (Object.keys(JSON.parse(object) as object).length === 0) {
+    throw new CliError(
+      `${source} is the empty object {}, which get prints for "no credentials": it is not stored`,
+    );
+  }
+  return object;
+}
+
 function describe(value: unknown): string {
   if (value === null) return "null";
   return Array.isArray(value) ? "array" : typeof value;

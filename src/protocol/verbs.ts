@@ -1,7 +1,7 @@
 import type { CredentialStore } from "../stores/credential-store.ts";
 import { CliError } from "../errors.ts";
 import type { Hostname } from "./hostname.ts";
-import { parseCredentialsObject } from "./credentials-object.ts";
+import { parseCredentialsObject, parseStorableObject } from "./credentials-object.ts";
 
 /**
  * `get`: the text to print on stdout, the stored object or `{}` when nothing is stored.
@@ -28,14 +28,7 @@ export async function get(store: CredentialStore, host: Hostname): Promise<strin
  * The empty object is refused: it is what `get` prints when nothing is stored.
  */
 export async function store(store: CredentialStore, host: Hostname, input: string): Promise<void> {
-  const object = parseCredentialsObject(input, "the credentials object on stdin");
-  // `get` answers {} for "no credentials": an entry holding {} would read as none while
-  // `list` and `doctor` count the host, so {} is refused and forget named instead.
-  if (Object.keys(JSON.parse(object) as object).length === 0) {
-    throw new CliError(
-      `the credentials object on stdin is empty ({}), which get prints for "no credentials": nothing was stored; "forget ${host}" deletes them`,
-    );
-  }
+  const object = parseStorableObject(input, "the credentials object on stdin");
   await store.store(host, object);
 }
 

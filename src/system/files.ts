@@ -35,13 +35,25 @@ export function readTextIfExists(file: string): string | undefined {
   }
   try {
     refuseSpecialFile(file, fstatSync(fd), true);
-    return readFileSync(fd, "utf8");
+    return strictUtf8(readFileSync(fd), file);
   } catch (error) {
     // A read that fails after the open names no file: say which one.
     (error as NodeJS.ErrnoException).path ??= file;
     throw error;
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Invalid UTF-8 is refused rather than replaced with U+FFFD: a file read here may be written
+ * back (install, import), and every byte the user wrote must survive that.
+ */
+function strictUtf8(bytes: Uint8Array, file: string): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new CliError(`${file} is not valid UTF-8 text: it was not read`);
   }
 }
 

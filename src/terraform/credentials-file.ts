@@ -11,8 +11,9 @@ import { CliError } from "../errors.ts";
  */
 export interface PlaintextCredentials {
   /**
-   * Every member of `credentials`, in file order (a name given twice is listed twice):
-   * the name as written, decoded, and the member's value as its exact JSON text.
+   * Every member of every top-level `credentials` object, in file order (a name given twice
+   * is listed twice): the name as written, decoded, and the member's value as its exact
+   * JSON text. A file may hold `credentials` more than once; Terraform reads them all.
    */
   readonly hosts: ReadonlyArray<{ readonly name: string; readonly object: string }>;
   /** The file's text, for `credentialsFileWithout`. */
@@ -27,11 +28,16 @@ interface Member {
   readonly end: number;
 }
 
-interface Layout {
-  /** Offsets of the `{` and `}` of the credentials object, when there is one. */
+/** One `credentials` object: the offsets of its `{` and `}`, and its members. */
+interface CredentialsObject {
   readonly open: number;
   readonly close: number;
   readonly members: readonly Member[];
+}
+
+interface Layout {
+  /** The `credentials` objects in file order; `hosts` lists their members in that order. */
+  readonly objects: readonly CredentialsObject[];
   /** True when the file has top-level properties besides `credentials`. */
   readonly hasOtherKeys: boolean;
 }
@@ -51,28 +57,26 @@ export function parseCredentialsFile(text: string, file: string): PlaintextCrede
   if (!isObject(parsed)) throw new CliError(`${file} is not a Terraform credentials file ${SHAPE}`);
   // The text is valid JSON from here on, so the scanner below needs no error handling.
   const top = objectMembers(text, skipSpace(text, 0));
-  // The last one wins, as with JSON.parse and Go's encoding/json.
-  const credentials = top.members.findLast((member) => member.name === "credentials");
+  // Every "credentials", not only the last as JSON.parse keeps: Terraform's HCL reader
+  // merges them, so a token in the first one is as real as one in the last.
+  const credentials = top.members.filter((member) => member.name === "credentials");
   const hasOtherKeys = top.members.some((member) => member.name !== "credentials");
-  if (credentials === undefined) {
-    return { hosts: [], text, layout: { open: -1, close: -1, members: [], hasOtherKeys } };
-  }
-  if (text[credentials.valueStart] !== "{") {
+  if (credentials.some((member) => text[member.valueStart] !== "{")) {
     throw new CliError(`${file} is not a Terraform credentials file ${SHAPE}`);
   }
-  const inner = objectMembers(text, credentials.valueStart);
+  const objects = credentials.map((member) => {
+    const inner = objectMembers(text, member.valueStart);
+    return { open: member.valueStart, close: inner.close, members: inner.members };
+  });
   return {
-    hosts: inner.members.map((member) => ({
-      name: member.name,
-      object: withoutSpaceBetweenTokens(text.slice(member.valueStart, member.end)),
-    })),
+    hosts: objects.flatMap((object) =>
+      object.members.map((member) => ({
+        name: member.name,
+        object: withoutSpaceBetweenTokens(text.slice(member.valueStart, member.end)),
+      })),
+    ),
     text,
-    layout: {
-      open: credentials.valueStart,
-      close: inner.close,
-      members: inner.members,
-      hasOtherKeys,
-    },
+    layout: { objects, hasOtherKeys },
   };
 }
 
@@ -85,16 +89,29 @@ export function credentialsFileWithout(
   removed: ReadonlySet<number>,
 ): string | undefined {
   const { text, layout } = parsed;
-  const kept = layout.members.filter((_, index) => !removed.has(index));
-  if (kept.length === 0 && !layout.hasOtherKeys) return undefined;
-  if (kept.length === layout.members.length) return text;
-  const last = layout.members.at(-1);
-  const body =
-    kept.length === 0
-      ? ""
-      : kept.map((member) => text.slice(member.start, member.end)).join(",") +
-        text.slice(last?.end ?? layout.close, layout.close);
-  return text.slice(0, layout.open + 1) + body + text.slice(layout.close);
+  let first = 0;
+  const edits = layout.objects.map((object) => {
+    const indices = object.members.map((_, index) => first + index);
+    first += object.members.length;
+    return {
+      object,
+      kept: object.members.filter((_, index) => !removed.has(indices[index] ?? -1)),
+    };
+  });
+  if (edits.every(({ kept }) => kept.length === 0) && !layout.hasOtherKeys) return undefined;
+  // From the end, so that each object's offsets still hold when it is edited.
+  let result = text;
+  for (const { object, kept } of edits.reverse()) {
+    if (kept.length === object.members.length) continue;
+    const last = object.members.at(-1);
+    const body =
+      kept.length === 0
+        ? ""
+        : kept.map((member) => text.slice(member.start, member.end)).join(",") +
+          text.slice(last?.end ?? object.close, object.close);
+    result = result.slice(0, object.open + 1) + body + result.slice(object.close);
+  }
+  return result;
 }
 
 const SPACE = new Set([" ", "\t", "\n", "\r"]);

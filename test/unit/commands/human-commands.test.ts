@@ -301,7 +301,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     const outcome = await invoke(["--backend", "pass", "import"], createMemoryStore(), ioOptions);
     assert.deepEqual(outcome, {
       code: 0,
-      stdout: `moved: a.example.com from ${file} into pass\n`,
+      stdout: `moved: a.example.com from ${file} into pass\n${file} was deleted: nothing is left in it\n`,
       stderr: "",
     });
   });
@@ -322,6 +322,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
       stdout: [
         `moved: App.Example.COM from ${file} into the keychain`,
         `failed: bad host (stays in ${file}): invalid hostname "bad host": contains whitespace`,
+        `${file} was rewritten without the hosts moved`,
         "",
       ].join("\n"),
       stderr: "1 of 2 hosts could not be imported\n",

@@ -1,15 +1,27 @@
 import assert from "node:assert/strict";
-import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
 import { importCredentials } from "../../../src/commands/import.ts";
 import { CliError } from "../../../src/errors.ts";
+import { normalizeHostname } from "../../../src/protocol/hostname.ts";
 import type { CredentialStore } from "../../../src/stores/credential-store.ts";
 import type { TerraformLocations } from "../../../src/terraform/locations.ts";
 import { createMemoryStore } from "../../support/memory-store.ts";
+import { smallDisk } from "../../support/small-disk.ts";
 import { createTempHome } from "./temp-home.ts";
 import type { TempHome } from "./temp-home.ts";
+
+/** A hostname as the stores take it (these are normalised already). */
+const host = (name: string) => normalizeHostname(name);
 
 const SECRET_A = "SECRET-aaaa.atlasv1.1111";
 const SECRET_B = "SECRET-bbbb.atlasv1.2222";
@@ -51,6 +63,11 @@ function storeWith(inner: CredentialStore, overrides: Partial<CredentialStore>):
   };
 }
 
+/** The hosts' outcomes of an import with only `keep` set. */
+async function importHosts(store: CredentialStore, locations: TerraformLocations, keep: boolean) {
+  return (await importCredentials(store, locations, { keep })).hosts;
+}
+
 function assertNoSecret(value: unknown): void {
   const text = JSON.stringify(value);
   assert.ok(!text.includes(SECRET_A) && !text.includes(SECRET_B), `no token in ${text}`);
@@ -70,7 +87,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       0o600,
     );
     const store = createMemoryStore();
-    const results = await importCredentials(store, box.locations, false);
+    const results = await importHosts(store, box.locations, false);
     assert.deepEqual(results, [
       { file: box.file, host: "app.terraform.io", outcome: "moved" },
       { file: box.file, host: "tfe.example.com", outcome: "moved" },
@@ -89,8 +106,9 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const box = sandbox(t);
     box.write(box.file, json({ credentials: { "app.terraform.io": { token: SECRET_A } } }));
     const store = createMemoryStore();
-    await importCredentials(store, box.locations, false);
+    await importHosts(store, box.locations, false);
     assert.deepEqual(store.calls, [
+      ["get", "app.terraform.io"],
       ["store", "app.terraform.io"],
       ["get", "app.terraform.io"],
     ]);
@@ -102,7 +120,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       box.file,
       json({ comment: "hand-written", credentials: { "app.terraform.io": { token: SECRET_A } } }),
     );
-    await importCredentials(createMemoryStore(), box.locations, false);
+    await importHosts(createMemoryStore(), box.locations, false);
     assert.equal(box.text(box.file), '{\n  "comment": "hand-written",\n  "credentials": {}\n}\n');
   });
 
@@ -119,7 +137,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       0o600,
     );
     const store = createMemoryStore();
-    const results = await importCredentials(store, box.locations, false);
+    const results = await importHosts(store, box.locations, false);
     assert.deepEqual(results, [
       {
         file: box.file,
@@ -152,7 +170,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
         }),
       );
       const store = createMemoryStore();
-      const results = await importCredentials(store, box.locations, false);
+      const results = await importHosts(store, box.locations, false);
       assert.equal(results.length, 2);
       assert.deepEqual(results[0] && { ...results[0], reason: undefined }, {
         file: box.file,
@@ -174,7 +192,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const text = `{"credentials": {"app.terraform.io": {"token": "${SECRET_A}"`;
     box.write(box.file, text, 0o600);
     const store = createMemoryStore();
-    await assert.rejects(importCredentials(store, box.locations, false), (error: unknown) => {
+    await assert.rejects(importHosts(store, box.locations, false), (error: unknown) => {
       assert.ok(error instanceof CliError);
       assert.equal(
         error.message,
@@ -191,7 +209,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const text = `{"credentials":{"app.terraform.io":{"token":"${SECRET_A}"},  "b.example.com" : {"token":"${SECRET_B}"}}}`;
     box.write(box.file, text, 0o640);
     const store = createMemoryStore();
-    const results = await importCredentials(store, box.locations, true);
+    const results = await importHosts(store, box.locations, true);
     assert.deepEqual(results, [
       { file: box.file, host: "app.terraform.io", outcome: "copied" },
       { file: box.file, host: "b.example.com", outcome: "copied" },
@@ -213,13 +231,20 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const store = createMemoryStore();
     const locked = new CliError("the keychain is locked: unlock it and try again");
     store.failNext(locked, "store");
-    await assert.rejects(importCredentials(store, box.locations, false), (error: unknown) => {
+    await assert.rejects(importHosts(store, box.locations, false), (error: unknown) => {
       assert.equal(error, locked);
       return true;
     });
     assert.deepEqual(box.bytes(box.file), Buffer.from(text));
     assert.equal(store.entries.size, 0);
-    assert.deepEqual(store.calls, [["store", "app.terraform.io"]], "it stops at the first failure");
+    assert.deepEqual(
+      store.calls,
+      [
+        ["get", "app.terraform.io"],
+        ["store", "app.terraform.io"],
+      ],
+      "it stops at the first failure",
+    );
   });
 
   test("an unexpected error on the first write is thrown too, the file untouched", async (t) => {
@@ -228,7 +253,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     box.write(box.file, text);
     const store = createMemoryStore();
     store.failNext(new TypeError("addon crashed"), "store");
-    await assert.rejects(importCredentials(store, box.locations, false), TypeError);
+    await assert.rejects(importHosts(store, box.locations, false), TypeError);
     assert.deepEqual(box.bytes(box.file), Buffer.from(text));
   });
 
@@ -245,17 +270,21 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       0o600,
     );
     const inner = createMemoryStore();
+    // Absent until stored, then mangled when read back.
     const store = storeWith(inner, {
-      get: async (host) => (host === "b.example.com" ? '{"token":"mangled"}' : inner.get(host)),
+      get: async (host) =>
+        host === "b.example.com" && (await inner.get(host)) !== undefined
+          ? '{"token":"mangled"}'
+          : inner.get(host),
     });
-    const results = await importCredentials(store, box.locations, false);
+    const results = await importHosts(store, box.locations, false);
     assert.deepEqual(results, [
       { file: box.file, host: "a.example.com", outcome: "moved" },
       {
         file: box.file,
         host: "b.example.com",
         outcome: "failed",
-        reason: "the keychain returned something else when read back",
+        reason: "the store returned something else when read back",
       },
     ]);
     assert.equal(
@@ -269,8 +298,9 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     box.write(box.file, json({ credentials: { "a.example.com": { token: SECRET_A } } }));
     const inner = createMemoryStore();
     const store = storeWith(inner, { get: async () => undefined });
-    const results = await importCredentials(store, box.locations, false);
+    const results = await importHosts(store, box.locations, false);
     assert.equal(results[0]?.outcome, "failed");
+    assert.equal(results[0].reason, "the store returned something else when read back");
     assert.equal(
       box.text(box.file),
       json({ credentials: { "a.example.com": { token: SECRET_A } } }),
@@ -295,7 +325,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
         await inner.store(host, secret);
       },
     });
-    const results = await importCredentials(store, box.locations, false);
+    const results = await importHosts(store, box.locations, false);
     assert.deepEqual(results, [
       { file: box.file, host: "a.example.com", outcome: "moved" },
       {
@@ -324,7 +354,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
         await inner.store(host, secret);
       },
     });
-    await assert.rejects(importCredentials(store, box.locations, false), RangeError);
+    await assert.rejects(importHosts(store, box.locations, false), RangeError);
   });
 
   for (const mode of [0o600, 0o640, 0o644]) {
@@ -337,7 +367,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
         }),
         mode,
       );
-      await importCredentials(createMemoryStore(), box.locations, false);
+      await importHosts(createMemoryStore(), box.locations, false);
       assert.equal(
         box.text(box.file),
         json({ credentials: { "not a host": { token: SECRET_A } } }),
@@ -358,7 +388,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       }),
     );
     const store = createMemoryStore();
-    const results = await importCredentials(store, box.locations, false);
+    const results = await importHosts(store, box.locations, false);
     assert.deepEqual(
       results.map((result) => [result.host, result.outcome]),
       [
@@ -385,7 +415,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
         }),
       );
       const store = createMemoryStore();
-      await importCredentials(store, box.locations, false);
+      await importHosts(store, box.locations, false);
       const kept = store.entries.get("app.example.com") ?? "";
       const left = box.text(box.file) ?? "";
       for (const [name, secret] of [
@@ -409,7 +439,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       0o640,
     );
     const store = createMemoryStore();
-    const results = await importCredentials(store, box.locations, false);
+    const results = await importHosts(store, box.locations, false);
     assert.deepEqual(
       results.map(({ file, host, outcome }) => ({ file, host, outcome })),
       [
@@ -430,7 +460,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       box.locations.credentialsFiles.some((file) => existsSync(file)),
       false,
     );
-    assert.deepEqual(await importCredentials(store, box.locations, false), []);
+    assert.deepEqual(await importHosts(store, box.locations, false), []);
     assert.deepEqual(store.calls, []);
   });
 
@@ -441,7 +471,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       box.locations.credentialsFiles.some((file) => existsSync(file)),
       true,
     );
-    assert.deepEqual(await importCredentials(createMemoryStore(), box.locations, false), []);
+    assert.deepEqual(await importHosts(createMemoryStore(), box.locations, false), []);
     assert.equal(box.text(box.file), '{"credentials": {}}');
   });
 
@@ -449,7 +479,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const box = sandbox(t);
     const text = `{"credentials":{"not a host":{"token":"${SECRET_A}"}}}`;
     box.write(box.file, text, 0o600);
-    const results = await importCredentials(createMemoryStore(), box.locations, false);
+    const results = await importHosts(createMemoryStore(), box.locations, false);
     assert.equal(results[0]?.outcome, "failed");
     assert.equal(results[0].reason, 'invalid hostname "not a host": contains whitespace');
     assertNoSecret(results);
@@ -462,7 +492,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       box.file,
       json({ credentials: { [`${SECRET_A}.example.com/x`]: { token: SECRET_B } } }),
     );
-    const results = await importCredentials(createMemoryStore(), box.locations, false);
+    const results = await importHosts(createMemoryStore(), box.locations, false);
     assert.equal(results.length, 1);
     assert.equal(results[0]?.outcome, "failed");
     assert.ok(!(results[0].reason ?? "").includes(SECRET_B));
@@ -473,7 +503,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const object = `{"token":"${SECRET_A}","id":12345678901234567890,"huge":1e400,"zero":-0}`;
     box.write(box.file, `{"credentials":{"app.terraform.io":${object}}}`, 0o600);
     const store = createMemoryStore();
-    await importCredentials(store, box.locations, false);
+    await importHosts(store, box.locations, false);
     assert.equal(store.entries.get("app.terraform.io"), object);
   });
 
@@ -485,7 +515,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       0o600,
     );
     const store = createMemoryStore();
-    const results = await importCredentials(store, box.locations, false);
+    const results = await importHosts(store, box.locations, false);
     assert.deepEqual(
       results.map(({ host, outcome }) => ({ host, outcome })),
       [
@@ -505,9 +535,151 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     box.write(target, json({ credentials: { "app.terraform.io": { token: SECRET_A } } }), 0o600);
     mkdirSync(path.dirname(box.file), { recursive: true });
     symlinkSync(target, box.file);
-    await importCredentials(createMemoryStore(), box.locations, false);
+    await importHosts(createMemoryStore(), box.locations, false);
     assert.ok(lstatSync(box.file).isSymbolicLink(), "the link is still a link");
     assert.equal(readFileSync(target, "utf8"), '{\n  "credentials": {}\n}\n');
     assert.ok(!readFileSync(target, "utf8").includes(SECRET_A), "no token left in the target");
+  });
+  test("two top-level credentials objects: hosts of both move, as Terraform reads both", async (t) => {
+    const box = sandbox(t);
+    box.write(
+      box.file,
+      `{"credentials": {"a.example.com": {"token": "${SECRET_A}"}},\n "credentials": {"b.example.com": {"token": "${SECRET_B}"}}}\n`,
+      0o600,
+    );
+    const store = createMemoryStore();
+    const report = await importCredentials(store, box.locations);
+    assert.deepEqual(
+      report.hosts.map((host) => [host.host, host.outcome]),
+      [
+        ["a.example.com", "moved"],
+        ["b.example.com", "moved"],
+      ],
+    );
+    assert.equal(await store.get(host("a.example.com")), `{"token":"${SECRET_A}"}`);
+    assert.equal(await store.get(host("b.example.com")), `{"token":"${SECRET_B}"}`);
+    assert.deepEqual(report.files, [{ file: box.file, change: "removed" }]);
+    assert.equal(existsSync(box.file), false);
+  });
+
+  test("a host given twice with different tokens stays in the file, both times, and is not stored", async (t) => {
+    const box = sandbox(t);
+    const text = `{"credentials": {"a.example.com": {"token": "${SECRET_A}"}},\n "credentials": {"a.example.com": {"token": "${SECRET_B}"}}}\n`;
+    box.write(box.file, text, 0o600);
+    const store = createMemoryStore();
+    const report = await importCredentials(store, box.locations);
+    assert.deepEqual(
+      report.hosts.map((host) => host.outcome),
+      ["failed", "failed"],
+    );
+    assert.match(report.hosts[0]?.reason ?? "", /more than once with different credentials/);
+    assert.equal(box.text(box.file), text);
+    assert.equal(store.entries.size, 0);
+    assertNoSecret(report);
+  });
+
+  test("the store holds different credentials: the host is kept in the file, unless --force", async (t) => {
+    const box = sandbox(t);
+    const text = json({ credentials: { "a.example.com": { token: SECRET_A } } });
+    box.write(box.file, text, 0o600);
+    const store = createMemoryStore();
+    await store.store(host("a.example.com"), `{"token":"${SECRET_B}"}`);
+    const kept = await importCredentials(store, box.locations);
+    assert.equal(kept.hosts[0]?.outcome, "kept");
+    assert.equal(box.text(box.file), text);
+    assert.equal(await store.get(host("a.example.com")), `{"token":"${SECRET_B}"}`);
+    assertNoSecret(kept);
+
+    const forced = await importCredentials(store, box.locations, { force: true });
+    assert.equal(forced.hosts[0]?.outcome, "replaced");
+    assert.equal(await store.get(host("a.example.com")), `{"token":"${SECRET_A}"}`);
+    assert.equal(existsSync(box.file), false);
+  });
+
+  test("--dry-run decides everything and changes nothing", async (t) => {
+    const box = sandbox(t);
+    const text = json({ credentials: { "a.example.com": { token: SECRET_A } } });
+    box.write(box.file, text, 0o600);
+    const store = createMemoryStore();
+    const report = await importCredentials(store, box.locations, { dryRun: true });
+    assert.deepEqual(report, {
+      hosts: [{ file: box.file, host: "a.example.com", outcome: "moved" }],
+      files: [{ file: box.file, change: "removed" }],
+    });
+    assert.equal(box.text(box.file), text);
+    assert.equal(store.entries.size, 0);
+  });
+
+  test("a login that writes the file during the import is kept", async (t) => {
+    const box = sandbox(t);
+    box.write(box.file, json({ credentials: { "a.example.com": { token: SECRET_A } } }), 0o600);
+    const inner = createMemoryStore();
+    const loggedIn = json({
+      credentials: {
+        "a.example.com": { token: SECRET_A },
+        "new.example.com": { token: SECRET_B },
+      },
+    });
+    // terraform login rewrites the file while the first host is being stored.
+    const store = storeWith(inner, {
+      store: async (host, secret) => {
+        box.write(box.file, loggedIn, 0o600);
+        await inner.store(host, secret);
+      },
+    });
+    await importCredentials(store, box.locations);
+    assert.deepEqual(JSON.parse(box.text(box.file) ?? ""), {
+      credentials: { "new.example.com": { token: SECRET_B } },
+    });
+  });
+
+  test("the empty object {} is not imported: it stays in the file", async (t) => {
+    const box = sandbox(t);
+    box.write(box.file, json({ credentials: { "e.example.com": {} } }), 0o600);
+    const store = createMemoryStore();
+    const report = await importCredentials(store, box.locations);
+    assert.equal(report.hosts[0]?.outcome, "failed");
+    assert.match(report.hosts[0].reason ?? "", /the empty object \{\}/);
+    assert.equal(store.entries.size, 0);
+    assert.ok(existsSync(box.file));
+  });
+
+  test("a file that is not valid UTF-8 is refused and left byte for byte", async (t) => {
+    const box = sandbox(t);
+    const bytes = Buffer.concat([
+      Buffer.from('{"credentials": {"a.example.com": {"token": "'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}}}'),
+    ]);
+    box.write(box.file, bytes, 0o600);
+    const store = createMemoryStore();
+    await assert.rejects(
+      importCredentials(store, box.locations),
+      new CliError(`${box.file} is not valid UTF-8 text: it was not read`),
+    );
+    assert.deepEqual(box.bytes(box.file), bytes);
+    assert.equal(store.entries.size, 0);
+  });
+
+  test("a disk too full to rewrite the file: one line, and the file keeps every byte", async (t) => {
+    const disk = smallDisk(t, 256);
+    if (disk === undefined) return;
+    const file = path.join(disk.dir, "credentials.tfrc.json");
+    const hosts = Object.fromEntries(
+      Array.from({ length: 30 }, (_, i) => [`h${i}.example.com`, { token: `${SECRET_A}-${i}` }]),
+    );
+    hosts["bad host"] = { token: SECRET_B };
+    const text = `${json({ credentials: hosts })}${" ".repeat(20_000)}\n`;
+    writeFileSync(file, text, { mode: 0o600 });
+    disk.fill(4 * 1024);
+    const box = sandbox(t);
+    const store = createMemoryStore();
+    await assert.rejects(
+      importCredentials(store, { ...box.locations, credentialsFiles: [file] }),
+      new CliError(
+        `could not write ${file}: no space left on the device (ENOSPC); it was left as it was`,
+      ),
+    );
+    assert.equal(readFileSync(file, "utf8"), text);
   });
 });

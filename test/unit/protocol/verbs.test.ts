@@ -59,7 +59,7 @@ describe("store of an empty object", () => {
         assert.ok(error instanceof CliError);
         assert.equal(
           error.message,
-          `the credentials object on stdin is empty ({}), which get prints for "no credentials": nothing was stored; "forget ${HOST}" deletes them`,
+          `the credentials object on stdin is the empty object {}, which get prints for "no credentials": it is not stored`,
         );
         return true;
       });
