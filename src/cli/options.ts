@@ -19,6 +19,23 @@ export interface GlobalOptions {
 /** The environment variable that sets the deadline when `--timeout` is not given. */
 export const TIMEOUT_VARIABLE = "TF_CREDENTIALS_KEYCHAIN_TIMEOUT";
 
+/** Seconds a call may take when neither `--timeout` nor the environment says. */
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+
+/** The deadline of this call in seconds: `--timeout`, else the environment's, else the default. */
+export function timeoutSeconds(
+  options: Pick<GlobalOptions, "timeout">,
+  env: Readonly<Record<string, string | undefined>>,
+): number {
+  const fromEnv = env[TIMEOUT_VARIABLE];
+  return (
+    options.timeout ??
+    (fromEnv === undefined || fromEnv === ""
+      ? DEFAULT_TIMEOUT_SECONDS
+      : parseTimeout(fromEnv, TIMEOUT_VARIABLE))
+  );
+}
+
 /** A deadline in seconds: a positive number up to a day. */
 export function parseTimeout(value: string, source = "--timeout"): number {
   const seconds = /^[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : NaN;

@@ -48,3 +48,16 @@ export function protocolCall(argv: readonly string[]): ProtocolCall | undefined 
     options: { service, backend, ...(timeout === undefined ? {} : { timeout }) },
   };
 }
+
+/**
+ * Whether `argv` asks for `store`: its first word that is not an option (or an option's
+ * value) is the verb. Not "store" anywhere on the line: `exec -- grep store` is no store.
+ */
+export function isStoreCall(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] ?? "";
+    if (/^--(service|backend|timeout)$/.test(word)) i++;
+    else if (!word.startsWith("-")) return word === "store";
+  }
+  return false;
+}

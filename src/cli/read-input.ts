@@ -1,25 +1,38 @@
 import { CliError } from "../errors.ts";
 
+export interface InputLimits {
+  /** Past this many bytes, reading stops: a credentials object takes a few hundred. */
+  readonly maxBytes: number;
+  /** Seconds until the input must have ended. */
+  readonly timeoutSeconds: number;
+  /** What the input is, for messages. */
+  readonly source: string;
+}
+
 /**
- * Reads `input` to EOF and returns it as text. The protocol requires a helper to drain stdin
- * even when it refuses what it got, so that Terraform's write never fails on a closed pipe:
- * past `maxBytes` the rest is read and dropped rather than buffered, then refused.
- * Invalid UTF-8 is refused instead of being replaced, so nothing is stored altered.
+ * Reads `input` to EOF and returns it as text. The protocol asks a helper to read stdin to
+ * its end even when it refuses what it got, so that Terraform's write never fails on a
+ * closed pipe; but nothing waits forever: past `maxBytes` (an endless pipe) or the deadline
+ * (a pipe nobody closes) the input is refused at once.
+ * Invalid UTF-8 is refused instead of being replaced, so nothing is stored altered. One
+ * leading UTF-8 byte order mark, which some Windows tools write, is dropped: it is not part
+ * of the object, and the JSON checks that follow would refuse it.
  */
 export async function readInput(
   input: AsyncIterable<Uint8Array>,
-  maxBytes: number,
-  source: string,
+  limits: InputLimits,
 ): Promise<string> {
+  const { maxBytes, source } = limits;
   const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of input) {
-    total += chunk.byteLength;
-    if (total <= maxBytes) chunks.push(chunk);
-  }
-  if (total > maxBytes) {
+  const outcome = await consume(input, limits, (chunk) => chunks.push(chunk));
+  if (outcome === "too large") {
     throw new CliError(
       `${source} is larger than ${maxBytes} bytes, where a credentials object takes a few hundred: nothing was stored.`,
+    );
+  }
+  if (outcome === "timed out") {
+    throw new CliError(
+      `${source} did not end within ${limits.timeoutSeconds} s (Terraform closes it after the object): nothing was stored`,
     );
   }
   try {
@@ -28,5 +41,45 @@ export async function readInput(
     );
   } catch {
     throw new CliError(`${source} is not valid UTF-8 text: expected a JSON object`);
+  }
+}
+
+/**
+ * Reads what is left of a store's input after the call failed before reading it (a bad
+ * hostname or option), within the same bounds, and drops it.
+ */
+export async function drainInput(
+  input: AsyncIterable<Uint8Array>,
+  limits: InputLimits,
+): Promise<void> {
+  await consume(input, limits, () => undefined);
+}
+
+type Outcome = "ended" | "too large" | "timed out";
+
+async function consume(
+  input: AsyncIterable<Uint8Array>,
+  limits: InputLimits,
+  keep: (chunk: Uint8Array) => void,
+): Promise<Outcome> {
+  const iterator = input[Symbol.asyncIterator]();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<"timed out">((resolve) => {
+    timer = setTimeout(() => resolve("timed out"), limits.timeoutSeconds * 1000);
+  });
+  let total = 0;
+  try {
+    for (;;) {
+      const next = await Promise.race([iterator.next(), deadline]);
+      if (next === "timed out") return next;
+      if (next.done === true) return "ended";
+      total += next.value.byteLength;
+      if (total > limits.maxBytes) return "too large";
+      keep(next.value);
+    }
+  } finally {
+    clearTimeout(timer);
+    // Stops a stream at once; a read still pending is abandoned with the process.
+    void iterator.return?.().catch(() => undefined);
   }
 }

@@ -3,11 +3,11 @@ import { MAX_CREDENTIALS_BYTES } from "../protocol/credentials-object.ts";
 import * as verbs from "../protocol/verbs.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import type { Io } from "./io.ts";
-import type { GlobalOptions } from "./options.ts";
+import { DEFAULT_TIMEOUT_SECONDS, timeoutSeconds, type GlobalOptions } from "./options.ts";
 import type { VerbHandlers } from "./program.ts";
-import { protocolCall } from "./protocol-call.ts";
+import { isStoreCall, protocolCall } from "./protocol-call.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
-import { readInput } from "./read-input.ts";
+import { drainInput, readInput } from "./read-input.ts";
 import { oneLine } from "../quote.ts";
 import type { CommandRunner } from "./exec-command.ts";
 
@@ -29,9 +29,14 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
   // `exec` ends with its command's exit code, which can be any number.
   const ended: { code?: number } = {};
   const stdin = { read: false };
-  const readStdin = async () => {
+  const inputLimits = (options: Pick<GlobalOptions, "timeout">) => ({
+    maxBytes: MAX_CREDENTIALS_BYTES,
+    timeoutSeconds: timeoutSeconds(options, io.env),
+    source: "the credentials object on stdin",
+  });
+  const readStdin = async (options: GlobalOptions) => {
     stdin.read = true;
-    return readInput(io.stdin, MAX_CREDENTIALS_BYTES, "the credentials object on stdin");
+    return readInput(io.stdin, inputLimits(options));
   };
 
   const verbHandlers: VerbHandlers = {
@@ -40,7 +45,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     },
     async store(options, host) {
       // Read to EOF before anything can fail, as the protocol asks.
-      const input = await readStdin();
+      const input = await readStdin(options);
       await verbs.store(await deps.openStore(options, io), host, input);
     },
     async forget(options, host) {
@@ -75,8 +80,15 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
   } catch (error) {
     // A store call that failed before reading (bad hostname, bad option) still drains
     // stdin, so that Terraform's write does not fail on a closed pipe.
-    if (!stdin.read && argv.includes("store") && !io.stdinIsTTY) {
-      await drain(io.stdin);
+    if (!stdin.read && isStoreCall(argv) && !io.stdinIsTTY) {
+      // The deadline given on the line when it can be read, else the default's.
+      let limits;
+      try {
+        limits = inputLimits(protocolCall(argv)?.options ?? {});
+      } catch {
+        limits = { ...inputLimits({}), timeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
+      }
+      await drainInput(io.stdin, limits);
     }
     return report(error, io, isCommanderError);
   }
@@ -121,10 +133,4 @@ function report(
     io.stderr.write(`${error.stack}\n`);
   }
   return ExitCode.Failure;
-}
-
-async function drain(input: AsyncIterable<Uint8Array>): Promise<void> {
-  for await (const _chunk of input) {
-    // Discarded: only the end of the stream matters here.
-  }
 }

@@ -20,7 +20,8 @@ export const MAX_CREDENTIALS_BYTES = 64 * 1024;
  */
 export function parseCredentialsObject(text: string, source: string): string {
   // JSON's own white space only (RFC 8259: space, tab, LF, CR): trim() would also take
-  // NBSP, U+2028, U+3000, VT, FF and a BOM, which no JSON parser in Terraform accepts.
+  // NBSP, U+2028, U+3000, VT, FF and a BOM, which no JSON parser in Terraform accepts. (One
+  // BOM at the very start of stdin is dropped earlier, by the reader: read-input.ts.)
   const trimmed = text.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, "");
   if (trimmed === "") {
     throw new CliError(`${source} is empty: expected a JSON object such as {"token":"..."}`);

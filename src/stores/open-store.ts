@@ -1,18 +1,13 @@
 import type { GlobalOptions } from "../cli/options.ts";
 import type { Io } from "../cli/io.ts";
 import type { CredentialStore } from "./credential-store.ts";
-import { callLimits, DEFAULT_TIMEOUT_SECONDS } from "./keychain-calls.ts";
-import { parseTimeout, TIMEOUT_VARIABLE } from "../cli/options.ts";
+import { callLimits } from "./keychain-calls.ts";
+import { timeoutSeconds } from "../cli/options.ts";
 
 /** The store that the options select, with its native parts loaded only now. */
 export async function openStore(options: GlobalOptions, io: Io): Promise<CredentialStore> {
   // Read first, so that a bad value is refused before anything else happens.
-  const fromEnv = io.env[TIMEOUT_VARIABLE];
-  const timeout =
-    options.timeout ??
-    (fromEnv === undefined || fromEnv === ""
-      ? DEFAULT_TIMEOUT_SECONDS
-      : parseTimeout(fromEnv, TIMEOUT_VARIABLE));
+  const timeout = timeoutSeconds(options, io.env);
   if (options.backend === "pass") {
     // Loaded only when chosen: the keychain path never pays for child_process.
     const { createPassStore } = await import("./pass-store.ts");

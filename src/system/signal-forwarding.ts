@@ -1,4 +1,6 @@
 import { constants } from "node:os";
+import process from "node:process";
+import { runCleanups } from "./exit-cleanups.ts";
 
 /**
  * Whether exec's command is running, kept apart from run-command.ts so that main.ts's
@@ -19,4 +21,20 @@ export function countRunningCommand(change: 1 | -1): void {
 /** The shell convention for a command killed by `signal`: 128 plus its number. */
 export function signalExitCode(signal: NodeJS.Signals): number {
   return 128 + constants.signals[signal];
+}
+
+/**
+ * Ctrl-C, SIGTERM and a closed terminal first undo what must not outlive the process (the
+ * pass store's lock), then end it by the same signal, as if there were no handler. Nothing
+ * on the main thread blocks (stdin is read asynchronously), so this runs at once.
+ */
+export function endOnSignals(): void {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => {
+      runCleanups();
+      // While exec's command runs, it gets the signal (run-command.ts) and exec ends with its code.
+      if (forwardingSignals()) return;
+      process.kill(process.pid, signal);
+    });
+  }
 }

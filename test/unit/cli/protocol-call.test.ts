@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { protocolCall } from "../../../src/cli/protocol-call.ts";
+import { isStoreCall, protocolCall } from "../../../src/cli/protocol-call.ts";
 import { DEFAULT_SERVICE } from "../../../src/cli/options.ts";
 
 describe("protocolCall: the command lines Terraform runs, without commander", () => {
@@ -50,6 +50,21 @@ describe("protocolCall: the command lines Terraform runs, without commander", ()
   for (const argv of others) {
     test(`leaves ${JSON.stringify(argv)} to commander`, () => {
       assert.equal(protocolCall(argv), undefined);
+    });
+  }
+});
+
+describe("isStoreCall: whether a failed call must still read stdin", () => {
+  for (const [argv, expected] of [
+    [["store", "a.example"], true],
+    [["--service", "store", "get", "a.example"], false],
+    [["--backend", "pass", "--timeout=3", "store", "x"], true],
+    [["exec", "--", "grep", "store"], false],
+    [["--bogus", "store", "a.example"], true],
+    [["get", "store"], false],
+  ] as const) {
+    test(`${JSON.stringify(argv)}: ${expected}`, () => {
+      assert.equal(isStoreCall(argv), expected);
     });
   }
 });

@@ -1,11 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { readInput } from "../../../src/cli/read-input.ts";
+import { drainInput, readInput } from "../../../src/cli/read-input.ts";
 import { CliError } from "../../../src/errors.ts";
 
 const SOURCE = "the credentials object on stdin";
 const bytes = (...values: number[]) => Uint8Array.from(values);
 const utf8 = (text: string) => new TextEncoder().encode(text);
+const limits = (maxBytes: number, timeoutSeconds = 30) => ({
+  maxBytes,
+  timeoutSeconds,
+  source: SOURCE,
+});
 
 /** An async generator over `chunks` that records how far it was read. */
 function recordingInput(chunks: readonly Uint8Array[]) {
@@ -22,18 +27,18 @@ function recordingInput(chunks: readonly Uint8Array[]) {
 
 test("reads every chunk to EOF and joins them", async () => {
   const { input, state } = recordingInput([utf8('{"tok'), utf8('en":'), utf8(""), utf8('"abc"}')]);
-  assert.equal(await readInput(input, 1024, SOURCE), '{"token":"abc"}');
+  assert.equal(await readInput(input, limits(1024)), '{"token":"abc"}');
   assert.equal(state.exhausted, true);
 });
 
 test("decodes a character whose bytes are split across chunks", async () => {
   const whole = utf8('{"token":"ü😀"}');
   const chunks = [...whole].map((byte) => bytes(byte));
-  assert.equal(await readInput(recordingInput(chunks).input, 1024, SOURCE), '{"token":"ü😀"}');
+  assert.equal(await readInput(recordingInput(chunks).input, limits(1024)), '{"token":"ü😀"}');
 });
 
 test("empty input gives empty text", async () => {
-  assert.equal(await readInput(recordingInput([]).input, 1024, SOURCE), "");
+  assert.equal(await readInput(recordingInput([]).input, limits(1024)), "");
 });
 
 const invalid = [
@@ -49,7 +54,7 @@ const invalid = [
 for (const [what, input] of invalid) {
   test(`refuses invalid UTF-8, ${what}, after reading to EOF`, async () => {
     const { input: source, state } = recordingInput([utf8('{"token":"'), input, utf8('"}')]);
-    await assert.rejects(readInput(source, 1024, SOURCE), (error: unknown) => {
+    await assert.rejects(readInput(source, limits(1024)), (error: unknown) => {
       assert.ok(error instanceof CliError);
       assert.equal(error.message, `${SOURCE} is not valid UTF-8 text: expected a JSON object`);
       return true;
@@ -60,13 +65,13 @@ for (const [what, input] of invalid) {
 
 test("accepts input exactly at the cap", async () => {
   const { input, state } = recordingInput([utf8("12345"), utf8("67890")]);
-  assert.equal(await readInput(input, 10, SOURCE), "1234567890");
+  assert.equal(await readInput(input, limits(10)), "1234567890");
   assert.equal(state.exhausted, true);
 });
 
-test("refuses input one byte above the cap, after reading it all", async () => {
-  const { input, state } = recordingInput([utf8("12345"), utf8("67890"), utf8("x")]);
-  await assert.rejects(readInput(input, 10, SOURCE), (error: unknown) => {
+test("refuses input one byte above the cap", async () => {
+  const { input } = recordingInput([utf8("12345"), utf8("67890"), utf8("x")]);
+  await assert.rejects(readInput(input, limits(10)), (error: unknown) => {
     assert.ok(error instanceof CliError);
     assert.equal(
       error.message,
@@ -74,37 +79,63 @@ test("refuses input one byte above the cap, after reading it all", async () => {
     );
     return true;
   });
-  assert.equal(state.exhausted, true);
 });
 
-test("keeps reading long after the cap is passed, so the writer never sees a closed pipe", async () => {
-  const chunks = Array.from({ length: 1000 }, () => utf8("SECRET-abc123 "));
-  const { input, state } = recordingInput(chunks);
-  await assert.rejects(readInput(input, 100, SOURCE), (error: unknown) => {
+test("an endless input is refused as soon as it passes the cap, not read forever", async () => {
+  let yielded = 0;
+  async function* endless(): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      yielded++;
+      yield utf8("SECRET-abc123 ");
+    }
+  }
+  await assert.rejects(readInput(endless(), limits(100)), (error: unknown) => {
     assert.ok(error instanceof CliError);
     assert.ok(!error.message.includes("SECRET"), error.message);
     return true;
   });
-  assert.equal(state.yielded, 1000);
-  assert.equal(state.exhausted, true);
+  assert.equal(yielded, 8, "100 bytes of 14-byte chunks: the eighth passes the cap");
+});
+
+test("an input that never ends is refused at the deadline", async () => {
+  const stalled: AsyncIterable<Uint8Array> = {
+    [Symbol.asyncIterator]: () => ({ next: () => new Promise(() => undefined) }),
+  };
+  await assert.rejects(
+    readInput(stalled, limits(1024, 0.05)),
+    new CliError(
+      `${SOURCE} did not end within 0.05 s (Terraform closes it after the object): nothing was stored`,
+    ),
+  );
+});
+
+test("drainInput stops at the cap too", async () => {
+  let yielded = 0;
+  async function* endless(): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      yielded++;
+      yield utf8("0123456789");
+    }
+  }
+  await drainInput(endless(), limits(100));
+  assert.equal(yielded, 11);
 });
 
 test("counts the cap in bytes, not characters", async () => {
   // Four characters, eight bytes.
-  await assert.rejects(readInput(recordingInput([utf8("üüüü")]).input, 7, SOURCE), CliError);
-  assert.equal(await readInput(recordingInput([utf8("üüüü")]).input, 8, SOURCE), "üüüü");
+  await assert.rejects(readInput(recordingInput([utf8("üüüü")]).input, limits(7)), CliError);
+  assert.equal(await readInput(recordingInput([utf8("üüüü")]).input, limits(8)), "üüüü");
 });
 
 test("a UTF-8 byte order mark is tolerated and stripped from the text", async () => {
   const { input } = recordingInput([bytes(0xef, 0xbb, 0xbf), utf8('{"token":"abc"}')]);
-  assert.equal(await readInput(input, 1024, SOURCE), '{"token":"abc"}');
+  assert.equal(await readInput(input, limits(1024)), '{"token":"abc"}');
 });
 
 test("only a leading byte order mark is stripped; one inside the text is kept", async () => {
   const text = await readInput(
     recordingInput([utf8('{"token":"a\u{feff}b"}')]).input,
-    1024,
-    SOURCE,
+    limits(1024),
   );
   assert.equal(text, '{"token":"a\u{feff}b"}');
 });

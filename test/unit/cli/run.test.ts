@@ -180,7 +180,8 @@ describe("store", () => {
       ExitCode.Failure,
       `the credentials object on stdin is larger than ${MAX_CREDENTIALS_BYTES} bytes, where a credentials object takes a few hundred: nothing was stored.\n`,
     );
-    assert.equal(outcome.io.stdinDrained, true);
+    // Reading stops just past the cap: an endless pipe is refused, not read forever.
+    assert.equal(outcome.io.stdinDrained, false);
     assert.equal(h.storeFor(DEFAULT_SERVICE).entries.get(HOST), '{"token":"earlier"}');
   });
 
@@ -194,6 +195,26 @@ describe("store", () => {
       'the credentials object on stdin is not valid JSON: expected one JSON object such as {"token":"..."}\n',
     );
     assert.equal(h.storeFor(DEFAULT_SERVICE).entries.get(HOST), '{"token":"earlier"}');
+  });
+
+  test("a failing command with the word store among its arguments does not wait for stdin", async () => {
+    const h = createHarness();
+    const outcome = await within(
+      2000,
+      h.invoke(["exec", "--host", "a..b", "--", "grep", "store"], { stdinStaysOpen: true }),
+    );
+    assert.notEqual(outcome.code, ExitCode.Ok);
+    assert.equal(outcome.io.stdinReadStarted, false);
+  });
+
+  test("a bad hostname with stdin that never ends: refused at the deadline, not waited on", async () => {
+    const h = createHarness();
+    const outcome = await within(
+      5000,
+      h.invoke(["--timeout", "0.2", "store", "a..b"], { stdinStaysOpen: true }),
+    );
+    assertFailure(outcome, ExitCode.Usage, /^invalid hostname "a\.\.b": /);
+    assert.equal(outcome.io.stdinReadStarted, true);
   });
 
   test("with stdin on a terminal and a bad hostname fails at once, without waiting for stdin", async () => {

@@ -1,0 +1,110 @@
+import { fstatSync, writeSync } from "node:fs";
+import process from "node:process";
+import type { TextSink } from "../cli/io.ts";
+import { systemErrorMessage } from "../errors.ts";
+
+/**
+ * The standard streams are used through their file descriptors, synchronously: creating
+ * process.stdout or process.stdin loads net, stream and tty, ~2.5 ms of every start. A
+ * stream is made only when a descriptor cannot be used that way (a non-blocking pipe that
+ * is full or empty, or any other error), and then carries everything after that point.
+ * A Windows console gets the stream from the start: only the stream speaks its UTF-16.
+ */
+const streamsInUse = { count: 0 };
+
+/** Whether a stream was made: then the process must be left to flush it as it ends. */
+export function streamsWereUsed(): boolean {
+  return streamsInUse.count > 0;
+}
+
+function useStream<Stream>(create: () => Stream): Stream {
+  streamsInUse.count++;
+  return create();
+}
+
+function isWindowsConsole(fd: number): boolean {
+  try {
+    return process.platform === "win32" && fstatSync(fd).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The reader of stdout (or stderr) has gone (`get HOST | head -c0`, `doctor | head -1`):
+ * stop quietly with the shell's code for a broken pipe, as a program killed by SIGPIPE
+ * would (Node ignores SIGPIPE, and its stream would print a stack trace).
+ */
+function exitOnBrokenPipe(error: unknown): void {
+  if ((error as NodeJS.ErrnoException | undefined)?.code === "EPIPE") process.exit(141);
+}
+
+/**
+ * A write that can never succeed (a full disk or `/dev/full`, a read-only file, EIO): one
+ * line on stderr, when that is not the stream that failed, and exit 1, instead of the
+ * runtime's stack trace. "Try again" (a full non-blocking pipe) is not such a failure: the
+ * stream takes the rest and waits for the reader.
+ */
+function exitOnFailedWrite(fd: number, error: unknown): void {
+  exitOnBrokenPipe(error);
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "EAGAIN" || code === "EWOULDBLOCK") return;
+  if (fd !== 2) {
+    const why = systemErrorMessage(error) ?? `could not write: ${String(code ?? error)}`;
+    try {
+      writeSync(2, `${why.replace("could not write", "could not write to standard output")}\n`);
+    } catch {
+      // stderr is gone too: the exit code is all that is left.
+    }
+  }
+  process.exit(1);
+}
+
+export function standardOutput(fd: number, stream: () => NodeJS.WriteStream): TextSink {
+  let fallback: NodeJS.WriteStream | undefined;
+  return {
+    write(text) {
+      const bytes = Buffer.from(text, "utf8");
+      let written = 0;
+      if (fallback === undefined && !isWindowsConsole(fd)) {
+        try {
+          while (written < bytes.byteLength) written += writeSync(fd, bytes, written);
+          return;
+        } catch (error) {
+          exitOnFailedWrite(fd, error);
+          // "Try again": the rest goes through the stream below.
+        }
+      }
+      fallback ??= useStream(() => {
+        const created = stream();
+        created.on("error", (error) => exitOnFailedWrite(fd, error));
+        return created;
+      });
+      fallback.write(bytes.subarray(written));
+    },
+  };
+}
+
+/**
+ * Standard input, read asynchronously so that a read that waits (a terminal, a pipe nobody
+ * closes) still lets signals and the deadline end the process. Bun reads the descriptor
+ * itself, which is also cheaper than a blocking readSync loop; Node (from source) and a
+ * Windows console, which only the stream decodes, get process.stdin.
+ */
+export async function* standardInput(): AsyncGenerator<Uint8Array> {
+  const bun = (globalThis as { Bun?: { stdin: { stream(): ReadableStream<Uint8Array> } } }).Bun;
+  if (bun === undefined || isWindowsConsole(0)) {
+    yield* useStream(() => process.stdin);
+    return;
+  }
+  const reader = bun.stdin.stream().getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
