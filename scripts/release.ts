@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { packageVersion, ROOT } from "./packages.ts";
 import { TARGET_NAMES, TARGETS } from "./targets.ts";
 import type { TargetName } from "./targets.ts";
-import { releaseUrl } from "./channels.ts";
+import { releaseUrl } from "./project-home.ts";
 import type { ReleaseArchive } from "./channels.ts";
 import { writeChannels } from "./write-channels.ts";
 
