@@ -3,25 +3,24 @@
  * packages (a launcher plus one package per platform), a Homebrew formula and a Scoop
  * manifest. Pure text and objects; scripts/release.ts writes them to disk.
  */
+import { PROJECT_HOME, releaseUrl } from "./project-home.ts";
 import type { TargetName } from "./targets.ts";
 
 export const PROGRAM = "terraform-credentials-keychain";
 const DESCRIPTION =
   "A Terraform and OpenTofu credentials helper that keeps API tokens in the operating system's keychain";
-/** Where the project lives; release archives are the assets of its GitHub releases. */
-export const HOMEPAGE =
-  "https://github.com/terraform-credentials-keychain/terraform-credentials-keychain";
+/** The npm metadata that says where the project lives, from package.json (project-home.ts). */
+const HOME_FIELDS = {
+  homepage: PROJECT_HOME.homepage,
+  repository: PROJECT_HOME.repository,
+  bugs: { url: PROJECT_HOME.bugs },
+};
 
 /** One release archive: the target it holds and its file name and SHA-256 (hex). */
 export interface ReleaseArchive {
   readonly target: TargetName;
   readonly file: string;
   readonly sha256: string;
-}
-
-/** The default download location of a release's archives. */
-export function releaseUrl(version: string): string {
-  return `${HOMEPAGE}/releases/download/v${version}`;
 }
 
 const NPM_PLATFORMS: Readonly<Record<TargetName, { os: string; cpu: string }>> = {
@@ -50,7 +49,8 @@ export function platformPackageJson(version: string, target: TargetName): object
     version,
     description: `The ${target} binary of ${PROGRAM}; install ${PROGRAM} instead`,
     license: "MIT",
-    homepage: HOMEPAGE,
+    // npm's provenance check compares repository.url with the repository that built it.
+    ...HOME_FIELDS,
     os: [os],
     cpu: [cpu],
     // The Linux binaries link glibc: on musl (Alpine) npm skips the package and the
@@ -69,7 +69,7 @@ export function mainPackageJson(version: string, targets: readonly TargetName[])
     version,
     description: DESCRIPTION,
     license: "MIT",
-    homepage: HOMEPAGE,
+    ...HOME_FIELDS,
     keywords: ["terraform", "opentofu", "credentials-helper", "keychain"],
     bin: { [PROGRAM]: "bin/launcher.cjs" },
     files: ["bin/launcher.cjs", "README.md", "LICENSE"],
@@ -114,7 +114,7 @@ export function homebrewFormula(
   return [
     "class TerraformCredentialsKeychain < Formula",
     `  desc ${rubyString("Terraform/OpenTofu credentials helper using the OS keychain")}`,
-    `  homepage ${rubyString(HOMEPAGE)}`,
+    `  homepage ${rubyString(PROJECT_HOME.repositoryUrl)}`,
     `  version ${rubyString(version)}`,
     '  license "MIT"',
     "",
@@ -149,7 +149,7 @@ export function scoopManifest(
   return {
     version,
     description: DESCRIPTION,
-    homepage: HOMEPAGE,
+    homepage: PROJECT_HOME.repositoryUrl,
     license: "MIT",
     architecture: {
       "64bit": { url: `${baseUrl}/${windows.file}`, hash: windows.sha256 },

@@ -5,7 +5,8 @@
  * none on x64); the GitHub workflow re-signs them on a Mac where an identity is configured.
  * Each archive holds the binary, LICENSE and a short README (packaging/archive-README.md).
  * Then the npm packages, Homebrew formula and Scoop manifest (scripts/write-channels.ts).
- *   npm run release [-- --target linux-x64 --target win-x64 --out DIR --release-url URL --quick]
+ *   npm run release [-- --target linux-x64 --target win-x64 --os linux --out DIR --release-url URL --quick]
+ * --os keeps the targets of these OSes only (CI's Linux job: linux and win32; the Macs do darwin).
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -14,8 +15,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { packageVersion, ROOT } from "./packages.ts";
 import { TARGET_NAMES, TARGETS } from "./targets.ts";
-import type { TargetName } from "./targets.ts";
-import { releaseUrl } from "./channels.ts";
+import type { Target, TargetName } from "./targets.ts";
+import { releaseUrl } from "./project-home.ts";
 import type { ReleaseArchive } from "./channels.ts";
 import { writeChannels } from "./write-channels.ts";
 
@@ -23,13 +24,18 @@ const root = ROOT;
 const { values } = parseArgs({
   options: {
     target: { type: "string", multiple: true },
+    os: { type: "string", multiple: true },
     out: { type: "string" },
     "release-url": { type: "string" },
     // xz -1 instead of -9: for tests, which check what an archive holds, not its size.
     quick: { type: "boolean", default: false },
   },
 });
-const targets = values.target ?? [...TARGET_NAMES];
+const targets = (values.target ?? [...TARGET_NAMES]).filter((name) => {
+  const target = (TARGETS as Readonly<Record<string, Target | undefined>>)[name];
+  // An unknown name stays, for the loop below to refuse.
+  return values.os === undefined || target === undefined || values.os.includes(target.os);
+});
 const version = packageVersion(root);
 const out = path.resolve(values.out ?? path.join(root, "release"));
 rmSync(out, { recursive: true, force: true });

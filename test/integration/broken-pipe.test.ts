@@ -13,10 +13,14 @@ import { after, before, describe, test } from "node:test";
 import { helperCommand, runHelper } from "../support/helper-process.ts";
 import { startKeyringSession, type KeyringSession } from "../support/keyring-session.ts";
 import { assertSilentSuccess } from "../support/protocol-suite.ts";
+import { linuxOnly } from "../support/keychain-backends.ts";
+
+// A reader gone from a pipe, and /dev/full: Unix, tested against gnome-keyring.
+const ONLY_ON_LINUX = linuxOnly("the broken-pipe suite");
 
 const execFileAsync = promisify(execFile);
 
-describe("stdout into a pipe whose reader has gone", { skip: process.platform === "win32" }, () => {
+describe("stdout into a pipe whose reader has gone", { skip: ONLY_ON_LINUX }, () => {
   let session: KeyringSession;
   before(async () => {
     session = await startKeyringSession();
@@ -63,7 +67,7 @@ function fullDevice(): { path: string; remove(): void } | string {
   return { path: device, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-describe("stdout on a device that is full", { skip: process.platform === "win32" }, () => {
+describe("stdout on a device that is full", { skip: ONLY_ON_LINUX }, () => {
   let session: KeyringSession;
   before(async () => {
     session = await startKeyringSession();

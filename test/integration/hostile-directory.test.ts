@@ -9,19 +9,22 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { runHelper } from "../support/helper-process.ts";
-import { startKeyringSession, type KeyringSession } from "../support/keyring-session.ts";
+import { startDefaultKeychain } from "../support/keychain-backends.ts";
+import type { ProtocolBackend } from "../support/protocol-suite.ts";
 import { assertSilentSuccess } from "../support/protocol-suite.ts";
 
 const TOKEN = "SECRET-hostile-directory-token";
 const HOST = "hostile.example.com";
 
 describe("a hostile working directory changes nothing the helper runs", () => {
-  let session: KeyringSession;
+  let session: ProtocolBackend;
+  let args: readonly string[];
   let project: string;
   let marker: string;
   let env: Record<string, string>;
   before(async () => {
-    session = await startKeyringSession();
+    session = await startDefaultKeychain();
+    args = session.args;
     project = mkdtempSync(path.join(os.tmpdir(), "tfck-hostile-"));
     marker = path.join(project, "ran");
     // Every planted script records that it ran by creating the marker file, and prints.
@@ -70,13 +73,17 @@ describe("a hostile working directory changes nothing the helper runs", () => {
 
   test("store, get and list work as anywhere else and run nothing planted", async () => {
     assertSilentSuccess(
-      await runHelper(["store", HOST], { env, cwd: project, stdin: `{"token":"${TOKEN}"}` }),
+      await runHelper([...args, "store", HOST], {
+        env,
+        cwd: project,
+        stdin: `{"token":"${TOKEN}"}`,
+      }),
     );
-    const got = await runHelper(["get", HOST], { env, cwd: project });
+    const got = await runHelper([...args, "get", HOST], { env, cwd: project });
     assert.equal(got.stderr, "");
     assert.equal(got.stdout, `{"token":"${TOKEN}"}\n`);
     assert.equal(got.code, 0);
-    const listed = await runHelper(["list"], { env, cwd: project });
+    const listed = await runHelper([...args, "list"], { env, cwd: project });
     assert.equal(listed.stderr, "");
     assert.equal(listed.code, 0);
     assert.match(listed.stdout, new RegExp(HOST.replaceAll(".", "\\.")));

@@ -1,9 +1,6 @@
-import { SECRET_SERVICE_PROVIDERS } from "../support/secret-service-providers.ts";
+import { KEYCHAIN_BACKENDS } from "../support/keychain-backends.ts";
 import { describeProtocol } from "../support/protocol-suite.ts";
 
-for (const provider of SECRET_SERVICE_PROVIDERS) {
-  describeProtocol(`the Secret Service (${provider.name})`, async () => {
-    const session = await provider.start();
-    return { env: session.env, args: [], close: () => session.close() };
-  });
+for (const backend of KEYCHAIN_BACKENDS) {
+  describeProtocol(backend.name, () => backend.start());
 }

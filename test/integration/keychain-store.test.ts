@@ -19,12 +19,15 @@ import { addItem, countItems } from "../support/secret-service-items.ts";
 import { createSecretServiceStore } from "../../src/stores/secret-service/store.ts";
 import { callLimits } from "../../src/stores/keychain-calls.ts";
 import { normalizeHostname } from "../../src/protocol/hostname.ts";
+import { linuxOnly } from "../support/keychain-backends.ts";
+
+const ONLY_ON_LINUX = linuxOnly("the Secret Service store suite");
 
 const execFileAsync = promisify(execFile);
 const TOKEN = "SECRET-layout-token-0123456789";
 const SERVICE = "terraform-credentials";
 
-describe("keychain entries as other programs see them", () => {
+describe("keychain entries as other programs see them", { skip: ONLY_ON_LINUX }, () => {
   let session: KeyringSession;
   before(async () => {
     session = await startKeyringSession();
@@ -61,7 +64,7 @@ describe("keychain entries as other programs see them", () => {
   });
 });
 
-describe("hostnames as the built executable's ICU maps them", () => {
+describe("hostnames as the built executable's ICU maps them", { skip: ONLY_ON_LINUX }, () => {
   test("capital sharp s is stored under ss, as Terraform passes it, not under xn--zca", async () => {
     const session = await startKeyringSession();
     try {
@@ -111,95 +114,110 @@ for (const provider of SECRET_SERVICE_PROVIDERS) {
       ...(stdin === undefined ? {} : { stdin }),
     });
 
-  describe(`items of the landed version and of other programs (${provider.name})`, () => {
-    let session: KeyringSession;
-    before(async () => {
-      session = await provider.start();
-    });
-    after(async () => {
-      await session.close();
-    });
+  describe(
+    `items of the landed version and of other programs (${provider.name})`,
+    { skip: ONLY_ON_LINUX },
+    () => {
+      let session: KeyringSession;
+      before(async () => {
+        session = await provider.start();
+      });
+      after(async () => {
+        await session.close();
+      });
 
-    test("items the landed version wrote are read, listed, replaced and forgotten; the landed version reads ours", async () => {
-      const host = "landed.example.com";
-      await storeAsLandedVersion(session.env, host, '{"token":"SECRET-landed"}');
-      const got = await helper(session, ["get", host]);
-      assert.equal(got.code, 0, got.stderr);
-      assert.equal(got.stdout, '{"token":"SECRET-landed"}\n');
-      assert.equal(got.stderr, "");
-      assert.match((await helper(session, ["list"])).stdout, /^landed\.example\.com$/m);
-      assertSilentSuccess(await helper(session, ["store", host], '{"token":"SECRET-newer"}'));
-      assert.equal(await readAsLandedVersion(session.env, host), '{"token":"SECRET-newer"}');
-      assertSilentSuccess(await helper(session, ["forget", host]));
-      assert.equal((await helper(session, ["get", host])).stdout, "{}\n");
-    });
+      test("items the landed version wrote are read, listed, replaced and forgotten; the landed version reads ours", async () => {
+        const host = "landed.example.com";
+        await storeAsLandedVersion(session.env, host, '{"token":"SECRET-landed"}');
+        const got = await helper(session, ["get", host]);
+        assert.equal(got.code, 0, got.stderr);
+        assert.equal(got.stdout, '{"token":"SECRET-landed"}\n');
+        assert.equal(got.stderr, "");
+        assert.match((await helper(session, ["list"])).stdout, /^landed\.example\.com$/m);
+        assertSilentSuccess(await helper(session, ["store", host], '{"token":"SECRET-newer"}'));
+        assert.equal(await readAsLandedVersion(session.env, host), '{"token":"SECRET-newer"}');
+        assertSilentSuccess(await helper(session, ["forget", host]));
+        assert.equal((await helper(session, ["get", host])).stdout, "{}\n");
+      });
 
-    test("an item of ours wins over another program's with extra attributes, for get and exec", async () => {
-      const host = "mixed.example.com";
-      await addItem(session.env, { service: SERVICE, username: host, origin: "other" }, "not json");
-      assertSilentSuccess(await helper(session, ["store", host], '{"token":"SECRET-ours"}'));
-      const got = await helper(session, ["get", host]);
-      assert.equal(got.code, 0, got.stderr);
-      assert.equal(got.stdout, '{"token":"SECRET-ours"}\n');
-      assert.equal(got.stderr, "");
-      const exec = await helper(session, [
-        "exec",
-        "--",
-        "sh",
-        "-c",
-        'test -n "$TF_TOKEN_mixed_example_com"',
-      ]);
-      assert.equal(exec.code, 0, `exec dropped the host: ${exec.stderr}`);
-      const forget = await helper(session, ["forget", host]);
-      assert.equal(forget.code, 0, forget.stderr);
-      assert.match(forget.stderr, /^removed 2 keychain items that matched mixed\.example\.com\n$/);
-    });
+      test("an item of ours wins over another program's with extra attributes, for get and exec", async () => {
+        const host = "mixed.example.com";
+        await addItem(
+          session.env,
+          { service: SERVICE, username: host, origin: "other" },
+          "not json",
+        );
+        assertSilentSuccess(await helper(session, ["store", host], '{"token":"SECRET-ours"}'));
+        const got = await helper(session, ["get", host]);
+        assert.equal(got.code, 0, got.stderr);
+        assert.equal(got.stdout, '{"token":"SECRET-ours"}\n');
+        assert.equal(got.stderr, "");
+        const exec = await helper(session, [
+          "exec",
+          "--",
+          "sh",
+          "-c",
+          'test -n "$TF_TOKEN_mixed_example_com"',
+        ]);
+        assert.equal(exec.code, 0, `exec dropped the host: ${exec.stderr}`);
+        const forget = await helper(session, ["forget", host]);
+        assert.equal(forget.code, 0, forget.stderr);
+        assert.match(
+          forget.stderr,
+          /^removed 2 keychain items that matched mixed\.example\.com\n$/,
+        );
+      });
 
-    test("several items of ours: get takes the first in sorted order and says so; forget removes them all", async () => {
-      const host = "dup.example.com";
-      for (const token of ["SECRET-b", "SECRET-a", "SECRET-c"]) {
-        await addItem(session.env, { service: SERVICE, username: host }, `{"token":"${token}"}`);
-      }
-      const first = await helper(session, ["get", host]);
-      assert.equal(first.code, 0, first.stderr);
-      assert.equal(first.stdout, '{"token":"SECRET-a"}\n');
-      assert.match(first.stderr, /^warning: 3 keychain items match dup\.example\.com.*\n$/);
-      assert.doesNotMatch(first.stderr, /SECRET/);
-      const refused = await helper(session, ["store", host], '{"token":"SECRET-new"}');
-      assertOneLineFailure(refused);
-      assert.match(
-        refused.stderr,
-        /nothing was stored; "forget dup\.example\.com" removes them all/,
-      );
-      assert.equal((await helper(session, ["get", host])).stdout, first.stdout, "all still there");
-      const forget = await helper(session, ["forget", host]);
-      assert.equal(forget.code, 0, forget.stderr);
-      assert.match(forget.stderr, /removed 3 keychain items/);
-      const after = await helper(session, ["get", host]);
-      assert.equal(after.stdout, "{}\n");
-    });
+      test("several items of ours: get takes the first in sorted order and says so; forget removes them all", async () => {
+        const host = "dup.example.com";
+        for (const token of ["SECRET-b", "SECRET-a", "SECRET-c"]) {
+          await addItem(session.env, { service: SERVICE, username: host }, `{"token":"${token}"}`);
+        }
+        const first = await helper(session, ["get", host]);
+        assert.equal(first.code, 0, first.stderr);
+        assert.equal(first.stdout, '{"token":"SECRET-a"}\n');
+        assert.match(first.stderr, /^warning: 3 keychain items match dup\.example\.com.*\n$/);
+        assert.doesNotMatch(first.stderr, /SECRET/);
+        const refused = await helper(session, ["store", host], '{"token":"SECRET-new"}');
+        assertOneLineFailure(refused);
+        assert.match(
+          refused.stderr,
+          /nothing was stored; "forget dup\.example\.com" removes them all/,
+        );
+        assert.equal(
+          (await helper(session, ["get", host])).stdout,
+          first.stdout,
+          "all still there",
+        );
+        const forget = await helper(session, ["forget", host]);
+        assert.equal(forget.code, 0, forget.stderr);
+        assert.match(forget.stderr, /removed 3 keychain items/);
+        const after = await helper(session, ["get", host]);
+        assert.equal(after.stdout, "{}\n");
+      });
 
-    test("store writes its own item beside another program's, which it never overwrites", async () => {
-      const host = "foreign.example.com";
-      await addItem(session.env, { service: SERVICE, username: host, origin: "other" }, "theirs");
-      // Read as the only candidate, it is not JSON: a clear error that does not show it.
-      const before = await helper(session, ["get", host]);
-      assertOneLineFailure(before);
-      assert.match(before.stderr, /foreign\.example\.com/);
-      assert.doesNotMatch(before.stderr, /theirs/);
-      assertSilentSuccess(await helper(session, ["store", host], '{"token":"SECRET-mine"}'));
-      assertSilentSuccess(await helper(session, ["store", host], '{"token":"SECRET-mine-2"}'));
-      assert.equal((await helper(session, ["get", host])).stdout, '{"token":"SECRET-mine-2"}\n');
-      assert.equal(await countItems(session.env, { service: SERVICE, username: host }), 2);
-      const forget = await helper(session, ["forget", host]);
-      assert.equal(forget.code, 0, forget.stderr);
-      assert.match(forget.stderr, /removed 2 keychain items/);
-      assert.equal(await countItems(session.env, { service: SERVICE, username: host }), 0);
-    });
-  });
+      test("store writes its own item beside another program's, which it never overwrites", async () => {
+        const host = "foreign.example.com";
+        await addItem(session.env, { service: SERVICE, username: host, origin: "other" }, "theirs");
+        // Read as the only candidate, it is not JSON: a clear error that does not show it.
+        const before = await helper(session, ["get", host]);
+        assertOneLineFailure(before);
+        assert.match(before.stderr, /foreign\.example\.com/);
+        assert.doesNotMatch(before.stderr, /theirs/);
+        assertSilentSuccess(await helper(session, ["store", host], '{"token":"SECRET-mine"}'));
+        assertSilentSuccess(await helper(session, ["store", host], '{"token":"SECRET-mine-2"}'));
+        assert.equal((await helper(session, ["get", host])).stdout, '{"token":"SECRET-mine-2"}\n');
+        assert.equal(await countItems(session.env, { service: SERVICE, username: host }), 2);
+        const forget = await helper(session, ["forget", host]);
+        assert.equal(forget.code, 0, forget.stderr);
+        assert.match(forget.stderr, /removed 2 keychain items/);
+        assert.equal(await countItems(session.env, { service: SERVICE, username: host }), 0);
+      });
+    },
+  );
 }
 
-describe("when the keychain cannot be reached", () => {
+describe("when the keychain cannot be reached", { skip: ONLY_ON_LINUX }, () => {
   const noTraceback = (stderr: string) => assert.doesNotMatch(stderr, /^\s+at /m);
   // Just under the size cap, so that the store gets as far as the keychain.
   const bigInput = `{"token":"SECRET-unreachable","pad":"${"x".repeat(60 * 1024)}"}`;
@@ -449,7 +467,7 @@ for (const provider of SECRET_SERVICE_PROVIDERS) {
   });
 }
 
-describe("the standard streams of the single executable", () => {
+describe("the standard streams of the single executable", { skip: ONLY_ON_LINUX }, () => {
   // The helper reads and writes fd 0 and 1 directly, and turns to Node's streams when a
   // descriptor says "try again". Python sets the descriptors non-blocking before the helper
   // starts, which is what a parent that shares its own non-blocking pipes would hand over.
@@ -520,7 +538,7 @@ describe("the standard streams of the single executable", () => {
   });
 });
 
-describe("one process, several calls (import, exec)", () => {
+describe("one process, several calls (import, exec)", { skip: ONLY_ON_LINUX }, () => {
   test("two stores of one host in a row take their turns without waiting for the deadline", async () => {
     const session = await startKeyringSession();
     const store = createSecretServiceStore({
@@ -551,7 +569,7 @@ describe("one process, several calls (import, exec)", () => {
   });
 });
 
-describe("exec and a token no environment variable can carry", () => {
+describe("exec and a token no environment variable can carry", { skip: ONLY_ON_LINUX }, () => {
   test("a token with a NUL character is left out with one warning naming its host, never the token", async () => {
     const session = await startKeyringSession();
     try {

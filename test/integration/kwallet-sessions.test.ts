@@ -18,6 +18,9 @@ import { runHelper, type HelperResult } from "../support/helper-process.ts";
 import type { KeyringSession } from "../support/keyring-session.ts";
 import { startKWalletSession } from "../support/kwallet-session.ts";
 import { defaultCollection } from "../support/secret-service-daemon.ts";
+import { linuxOnly } from "../support/keychain-backends.ts";
+
+const ONLY_ON_LINUX = linuxOnly("KWallet suite");
 
 const HOST = "sessions.example.com";
 const GETS = 300;
@@ -52,7 +55,7 @@ function assertNoFailures(failures: readonly Failure[], calls: number): void {
   );
 }
 
-describe("KWallet: many sessions in a row", () => {
+describe("KWallet: many sessions in a row", { skip: ONLY_ON_LINUX }, () => {
   let session: KeyringSession | undefined;
   let env: Record<string, string>;
   let object = `{"token":"SECRET-kwallet-sessions-initial"}`;
@@ -110,7 +113,7 @@ describe("KWallet: many sessions in a row", () => {
   );
 });
 
-describe("KWallet: what it keeps on disk", () => {
+describe("KWallet: what it keeps on disk", { skip: ONLY_ON_LINUX }, () => {
   const tokens = new Map(
     ["one.attributes.example.com", "two.attributes.example.com"].map((host) => [
       host,
@@ -163,42 +166,46 @@ describe("KWallet: what it keeps on disk", () => {
   });
 });
 
-describe("KWallet with no wallet (as before KWallet was ever opened)", () => {
-  const object = `{"token":"SECRET-kwallet-none"}`;
-  let session: KeyringSession | undefined;
-  let env: Record<string, string>;
-  before(async () => {
-    session = await startKWalletSession({ wallet: false });
-    env = session.env;
-  });
-  after(async () => {
-    await session?.close();
-  });
+describe(
+  "KWallet with no wallet (as before KWallet was ever opened)",
+  { skip: ONLY_ON_LINUX },
+  () => {
+    const object = `{"token":"SECRET-kwallet-none"}`;
+    let session: KeyringSession | undefined;
+    let env: Record<string, string>;
+    before(async () => {
+      session = await startKWalletSession({ wallet: false });
+      env = session.env;
+    });
+    after(async () => {
+      await session?.close();
+    });
 
-  test("store fails at once with one line: there is no default collection", async () => {
-    // No --timeout: nothing waits on kwalletd's dialog; the 10 s kill only stops a hang early.
-    const result = await runHelper(["store", HOST], { env, stdin: object, timeoutMs: 10_000 });
-    assert.equal(result.code, 1, `exit ${result.code}, stderr:\n${result.stderr}`);
-    assert.equal(result.stdout, "");
-    assert.match(
-      result.stderr,
-      /^could not write to the keychain: [^\n]*no default collection[^\n]*\n$/,
-    );
-    assert.ok(result.milliseconds < 5000, `store took ${Math.round(result.milliseconds)} ms`);
-    // Nor did it ask for a collection: kwalletd's CreateCollection prompt writes the new
-    // default wallet's name into kwalletrc, and then waits on its dialog.
-    assert.equal(await defaultCollection(env), "/");
-    assert.equal(existsSync(path.join(env.XDG_CONFIG_HOME!, "kwalletrc")), false);
-    assert.deepEqual(filesUnder(env.XDG_DATA_HOME!), []);
-  });
+    test("store fails at once with one line: there is no default collection", async () => {
+      // No --timeout: nothing waits on kwalletd's dialog; the 10 s kill only stops a hang early.
+      const result = await runHelper(["store", HOST], { env, stdin: object, timeoutMs: 10_000 });
+      assert.equal(result.code, 1, `exit ${result.code}, stderr:\n${result.stderr}`);
+      assert.equal(result.stdout, "");
+      assert.match(
+        result.stderr,
+        /^could not write to the keychain: [^\n]*no default collection[^\n]*\n$/,
+      );
+      assert.ok(result.milliseconds < 5000, `store took ${Math.round(result.milliseconds)} ms`);
+      // Nor did it ask for a collection: kwalletd's CreateCollection prompt writes the new
+      // default wallet's name into kwalletrc, and then waits on its dialog.
+      assert.equal(await defaultCollection(env), "/");
+      assert.equal(existsSync(path.join(env.XDG_CONFIG_HOME!, "kwalletrc")), false);
+      assert.deepEqual(filesUnder(env.XDG_DATA_HOME!), []);
+    });
 
-  test("get prints {} and warns that nothing can be stored", async () => {
-    const result = await runHelper(["get", HOST], { env, timeoutMs: 10_000 });
-    assert.equal(result.code, 0, `exit ${result.code}, stderr:\n${result.stderr}`);
-    assert.equal(result.stdout, "{}\n");
-    assert.match(result.stderr, /^warning: [^\n]*no default collection[^\n]*\n$/);
-  });
-});
+    test("get prints {} and warns that nothing can be stored", async () => {
+      const result = await runHelper(["get", HOST], { env, timeoutMs: 10_000 });
+      assert.equal(result.code, 0, `exit ${result.code}, stderr:\n${result.stderr}`);
+      assert.equal(result.stdout, "{}\n");
+      assert.match(result.stderr, /^warning: [^\n]*no default collection[^\n]*\n$/);
+    });
+  },
+);
 
 /** The `username` attribute of every item in a kwalletd attribute file. */
 function usernamesIn(text: string): string[] {
@@ -226,7 +233,7 @@ function encodings(text: string): [string, Buffer][] {
   ];
 }
 
-describe("KWallet whose default wallet is gone", () => {
+describe("KWallet whose default wallet is gone", { skip: ONLY_ON_LINUX }, () => {
   test("doctor says a collection exists but none is the default, and store says no default collection", async () => {
     const session = await startKWalletSession();
     try {

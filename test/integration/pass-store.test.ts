@@ -26,6 +26,9 @@ import { lstatSync, symlinkSync } from "node:fs";
 /** True when `file` exists, a dangling symlink included. */
 const present = (file: string) => lstatSync(file, { throwIfNoEntry: false }) !== undefined;
 import { helperCommand } from "../support/helper-process.ts";
+import { linuxOnly } from "../support/keychain-backends.ts";
+
+const ONLY_ON_LINUX = linuxOnly("the pass store suite");
 
 const execFileAsync = promisify(execFile);
 const SERVICE = "terraform-credentials";
@@ -71,7 +74,7 @@ async function assertQuickCliError(
   return error;
 }
 
-describe("pass store against a real pass and gpg", () => {
+describe("pass store against a real pass and gpg", { skip: ONLY_ON_LINUX }, () => {
   let session: PassSession;
   let store: CredentialStore;
   before(async () => {
@@ -242,7 +245,7 @@ describe("pass store against a real pass and gpg", () => {
   });
 });
 
-describe("pass store in a git repository", () => {
+describe("pass store in a git repository", { skip: ONLY_ON_LINUX }, () => {
   let session: PassSession;
   before(async () => {
     session = await startPassSession({ git: true });
@@ -291,7 +294,7 @@ describe("pass store in a git repository", () => {
   });
 });
 
-describe("pass store errors", () => {
+describe("pass store errors", { skip: ONLY_ON_LINUX }, () => {
   let session: PassSession;
   let scratch: string;
   before(async () => {

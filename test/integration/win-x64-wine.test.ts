@@ -61,6 +61,7 @@ if (missing !== undefined) {
       // Wine processes once died with "wine client error" from wineserver, which is Wine's
       // limit, not the helper's. The full load is proven natively on Linux.
       parallel: 8,
+      listTodo: "list finds no entries on Windows: the binding's findCredentials filter",
     },
   );
 

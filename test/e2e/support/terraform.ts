@@ -94,8 +94,13 @@ const DEAD_PROXY = "http://127.0.0.1:9";
  */
 export async function findTerraform(
   pathEnv = process.env["PATH"] ?? "",
+  tool = process.env["TFCK_TEST_TERRAFORM"] ?? "terraform",
 ): Promise<string | undefined> {
-  const name = process.platform === "win32" ? "terraform.exe" : "terraform";
+  // TFCK_TEST_TERRAFORM=tofu: CI's e2e matrix drives OpenTofu through the same files.
+  if (tool !== "terraform" && tool !== "tofu") {
+    throw new Error(`TFCK_TEST_TERRAFORM is ${JSON.stringify(tool)}: terraform or tofu`);
+  }
+  const name = process.platform === "win32" ? `${tool}.exe` : tool;
   for (const dir of pathEnv.split(delimiter)) {
     if (dir === "") continue;
     const candidate = join(dir, name);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
@@ -11,6 +11,7 @@ import {
   scoopManifest,
 } from "../../../scripts/channels.ts";
 import type { ReleaseArchive } from "../../../scripts/channels.ts";
+import { ROOT } from "../../../scripts/packages.ts";
 import { TARGET_NAMES } from "../../../scripts/targets.ts";
 
 const BASE = "https://example.test/v1.2.3";
@@ -113,6 +114,33 @@ describe("npm packages", () => {
     assert.deepEqual(
       [mac["name"], mac["os"], mac["cpu"]],
       ["terraform-credentials-keychain-darwin-arm64", ["darwin"], ["arm64"]],
+    );
+  });
+
+  test("every package carries package.json's repository, homepage and bugs, for provenance", () => {
+    const own = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+      repository: unknown;
+      homepage: unknown;
+      bugs: unknown;
+    };
+    for (const json of [
+      mainPackageJson("1.2.3", ["linux-x64"]),
+      platformPackageJson("1.2.3", "darwin-x64"),
+    ] as Record<string, unknown>[]) {
+      assert.deepEqual(
+        [json["repository"], json["homepage"], json["bugs"]],
+        [own.repository, own.homepage, own.bugs],
+      );
+    }
+  });
+});
+
+describe("release URLs", () => {
+  test("the default download location is the tag's GitHub release in package.json's repository", () => {
+    const formula = homebrewFormula("1.2.3", archives);
+    assert.match(
+      formula,
+      /url "https:\/\/github\.com\/terraform-credentials-keychain\/terraform-credentials-keychain\/releases\/download\/v1\.2\.3\/terraform-credentials-keychain_1\.2\.3_darwin-arm64\.tar\.xz"/,
     );
   });
 });
