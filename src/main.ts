@@ -5,6 +5,7 @@ import { run } from "./cli/run.ts";
 import { standardInput, standardOutput, streamsWereUsed } from "./system/standard-streams.ts";
 import { openStore } from "./stores/open-store.ts";
 import { endOnSignals } from "./system/signal-forwarding.ts";
+import { forbidCoreDumps } from "./system/core-dumps.ts";
 import { hasAbandonedCalls } from "./stores/keychain-calls.ts";
 
 endOnSignals();
@@ -19,31 +20,37 @@ function isAlive(pid: number): boolean {
   }
 }
 
-void run(
-  process.argv.slice(2),
-  {
-    stdin: { [Symbol.asyncIterator]: standardInput },
-    get stdinIsTTY() {
-      return process.stdin.isTTY;
+async function main(): Promise<number> {
+  // Before anything reads a token (stdin, the keychain): see core-dumps.ts.
+  await forbidCoreDumps(process.platform);
+  return run(
+    process.argv.slice(2),
+    {
+      stdin: { [Symbol.asyncIterator]: standardInput },
+      get stdinIsTTY() {
+        return process.stdin.isTTY;
+      },
+      stdout: standardOutput(1, () => process.stdout),
+      stderr: standardOutput(2, () => process.stderr),
+      env: process.env,
+      platform: process.platform,
+      arch: process.arch,
+      homedir: os.homedir(),
+      execPath: process.execPath,
+      isSea: isSingleExecutable(),
+      processes: { pid: process.pid, isAlive },
     },
-    stdout: standardOutput(1, () => process.stdout),
-    stderr: standardOutput(2, () => process.stderr),
-    env: process.env,
-    platform: process.platform,
-    arch: process.arch,
-    homedir: os.homedir(),
-    execPath: process.execPath,
-    isSea: isSingleExecutable(),
-    processes: { pid: process.pid, isAlive },
-  },
-  {
-    version: versionLine(VERSION, TARGET, process.versions),
-    openStore,
-    // Loaded only for exec: node:child_process has no place in a get.
-    runCommand: async (command, args, env) =>
-      (await import("./system/run-command.ts")).runCommand(command, args, env, process),
-  },
-).then((code) => {
+    {
+      version: versionLine(VERSION, TARGET, process.versions),
+      openStore,
+      // Loaded only for exec: node:child_process has no place in a get.
+      runCommand: async (command, args, env) =>
+        (await import("./system/run-command.ts")).runCommand(command, args, env, process),
+    },
+  );
+}
+
+void main().then((code) => {
   // With everything written synchronously, leave at once instead of tearing the runtime
   // down (~1 ms); a stream (asynchronous on Windows pipes) is left to flush as the process ends.
   // A keychain call abandoned at its deadline still blocks a thread that process.exit

@@ -1,0 +1,102 @@
+/**
+ * A helper that holds a token leaves no core file and cannot be read by other processes of
+ * its user (prctl(PR_SET_DUMPABLE, 0)): checked on the built executable while it waits on
+ * stdin in the middle of a store, with half a token already read.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, test } from "node:test";
+import type { TestContext } from "node:test";
+import { helperCommand } from "../support/helper-process.ts";
+
+const linuxRoot = process.platform === "linux" && process.getuid?.() === 0;
+const notHere =
+  process.platform !== "linux"
+    ? "Linux only (prctl)"
+    : linuxRoot
+      ? false
+      : "needs root, to run the helper as another user and to raise the core limit";
+
+function tempDir(t: TestContext): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "tfck-core-"));
+  chmodSync(dir, 0o777);
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Polls `check` until it holds or `ms` pass: readiness, not a fixed sleep. */
+async function until(check: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return check();
+}
+
+describe("a store in progress", { skip: notHere }, () => {
+  test("is not dumpable: its /proc files belong to root, not to the user it runs as", async (t) => {
+    const dir = tempDir(t);
+    const [command, ...rest] = helperCommand();
+    const child = spawn(command, [...rest, "store", "core.example.com"], {
+      uid: 65534,
+      gid: 65534,
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin", HOME: dir },
+      stdio: ["pipe", "ignore", "ignore"],
+    });
+    t.after(() => child.kill("SIGKILL"));
+    child.stdin.write('{"token":"SECRET-half-');
+    const environ = `/proc/${child.pid ?? 0}/environ`;
+    const owner = () => {
+      try {
+        return statSync(environ).uid;
+      } catch {
+        return -1;
+      }
+    };
+    assert.ok(await until(() => owner() === 0, 10_000), `owner of ${environ}: ${owner()}`);
+  });
+
+  test("leaves no core file when it crashes", async (t) => {
+    const dir = tempDir(t);
+    const [command, ...rest] = helperCommand();
+    // The core limit is raised for the helper only, which then runs as another user, so that
+    // the moment it becomes non-dumpable shows (its /proc files turn root's). With the
+    // default core_pattern ("core"), a core file would land in the working directory.
+    const script =
+      'ulimit -c unlimited && exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@"';
+    const child = spawn("bash", ["-c", script, "bash", command, ...rest, "store", "c.example"], {
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin", HOME: dir },
+      stdio: ["pipe", "ignore", "ignore"],
+    });
+    t.after(() => child.kill("SIGKILL"));
+    child.stdin.write('{"token":"SECRET-core-');
+    const proc = `/proc/${child.pid ?? 0}`;
+    // Root's /proc files mean nothing while bash or setpriv (root, then not yet exec'd) run:
+    // only once the helper itself runs (its argv[0]) do they count.
+    const protectedNow = () => {
+      try {
+        const argv0 = readFileSync(`${proc}/cmdline`, "utf8").split("\0")[0];
+        return argv0 === command && statSync(`${proc}/environ`).uid === 0;
+      } catch {
+        return false;
+      }
+    };
+    assert.ok(await until(protectedNow, 10_000), "the helper became non-dumpable");
+    const ended = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.once("exit", (_code, signal) => resolve(signal)),
+    );
+    child.kill("SIGSEGV");
+    assert.equal(await ended, "SIGSEGV");
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.startsWith("core")),
+      [],
+      "no core file in the working directory",
+    );
+  });
+});
