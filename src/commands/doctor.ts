@@ -10,6 +10,8 @@ import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, type Machine } from "./install.ts";
 import { readTextIfExists } from "../system/files.ts";
+import { printable } from "../quote.ts";
+import { otherHelperFiles, readConfigDirFiles, type ConfigDirFile } from "./config-dir-files.ts";
 import { outputOf } from "../system/probe-output.ts";
 import { commandLine, storeName } from "../cli/command-line.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
@@ -70,6 +72,14 @@ export async function runDoctor(
     checks.push(configCheck(file, text, tools.join(" and "), helperArgs, runnable, executable));
   }
 
+  // ~/.terraform.d/*.tfrc(.json): merged into the CLI config, credentials.tfrc.json aside
+  // (the shadow check reads that one).
+  const dirFiles = readConfigDirFiles(locations).filter(
+    ({ file }) => !locations.credentialsFiles.includes(file),
+  );
+  const dirCheck = configDirCheck(dirFiles);
+  if (dirCheck !== undefined) checks.push(dirCheck);
+
   if (locations.configFileFromEnv)
     checks.push(configFromEnvCheck(io, locations.terraformConfigFile));
   else {
@@ -80,7 +90,12 @@ export async function runDoctor(
     shadowCheck(
       io.env,
       locations.credentialsFiles,
-      configFiles,
+      new Map<string, string | readonly string[] | undefined>([
+        ...configFiles,
+        ...dirFiles.flatMap(({ file, ...content }) =>
+          content.error === undefined ? [[file, content.credentialsHosts] as const] : [],
+        ),
+      ]),
       `"${runnable("import")}" moves credentials.tfrc.json into ${storeName(options.backend)}`,
     ),
   );
@@ -288,18 +303,48 @@ function hiddenTofurcCheck(io: Machine, tofuConfigFile: string): Check | undefin
   };
 }
 
+/**
+ * The files Terraform merges from its config directory: one that sets another
+ * credentials_helper makes Terraform refuse the whole CLI config. Nothing to say when there
+ * are none.
+ */
+function configDirCheck(files: readonly ConfigDirFile[]): Check | undefined {
+  if (files.length === 0) return undefined;
+  const unreadable = files.flatMap((entry) => (entry.error === undefined ? [] : [entry.error]));
+  const others = otherHelperFiles(files, HELPER_BLOCK_NAME);
+  const [other] = others;
+  if (other !== undefined) {
+    return {
+      status: "fail",
+      title: `${other.file} sets credentials_helper "${printable(other.name)}" as well: Terraform refuses a CLI config with two ("No more than one credentials_helper block may be specified") and runs no helper`,
+      details: [
+        ...others.slice(1).map(({ file, name }) => `${file} sets "${printable(name)}" too`),
+        ...unreadable,
+      ],
+      fix: `remove that credentials_helper block from ${other.file}`,
+    };
+  }
+  return {
+    status: unreadable.length > 0 ? "warn" : "ok",
+    title: `Terraform also reads ${files.map(({ file }) => file).join(", ")}: no other credentials_helper there`,
+    details: unreadable,
+  };
+}
+
 /** Hosts whose token comes from somewhere that wins over the helper (Terraform ≥ 1.2). */
 function shadowCheck(
   env: Readonly<Record<string, string | undefined>>,
   credentialsFiles: readonly string[],
-  configFiles: ReadonlyMap<string, string | undefined>,
+  configFiles: ReadonlyMap<string, string | readonly string[] | undefined>,
   importHint: string,
 ): Check {
   const details: string[] = [];
   for (const name of Object.keys(env)) {
     // An empty value still counts: Terraform sends the empty token rather than ask the helper.
     if (!name.startsWith("TF_TOKEN_") || env[name] === undefined) continue;
-    details.push(`${hostOfTokenVariable(name)}: the variable ${name} wins over the helper`);
+    details.push(
+      `${printable(hostOfTokenVariable(name))}: the variable ${printable(name)} wins over the helper`,
+    );
   }
   const fromEnv = env.TF_CLI_CONFIG_FILE !== undefined && env.TF_CLI_CONFIG_FILE !== "";
   for (const file of credentialsFiles) {
@@ -308,18 +353,19 @@ function shadowCheck(
     try {
       for (const { name } of parseCredentialsFile(text, file).hosts) {
         details.push(
-          `${name}: ${file} holds a plaintext token that wins over the helper${fromEnv ? " (only where TF_CLI_CONFIG_FILE is not set)" : ""}`,
+          `${printable(name)}: ${file} holds a plaintext token that wins over the helper${fromEnv ? " (only where TF_CLI_CONFIG_FILE is not set)" : ""}`,
         );
       }
     } catch (error) {
       details.push((error as Error).message);
     }
   }
-  for (const [file, text] of configFiles) {
-    if (text === undefined) continue;
+  for (const [file, content] of configFiles) {
+    if (content === undefined) continue;
     try {
-      for (const host of findCredentialsBlocks(text))
-        details.push(`${host}: a credentials block in ${file} wins over the helper`);
+      const hosts = typeof content === "string" ? findCredentialsBlocks(content) : content;
+      for (const host of hosts)
+        details.push(`${printable(host)}: a credentials block in ${file} wins over the helper`);
     } catch {
       // Reported by the config check.
     }

@@ -12,11 +12,12 @@ import path from "node:path";
 import { CliError } from "../errors.ts";
 import {
   addCredentialsHelper,
-  findCredentialsHelpers,
   removeCredentialsHelper,
   renderCredentialsHelper,
 } from "../terraform/cli-config.ts";
 import { terraformLocations, type TerraformLocations } from "../terraform/locations.ts";
+import { readConfigFile } from "../terraform/config-dir.ts";
+import { otherHelperFiles, readConfigDirFiles } from "./config-dir-files.ts";
 import type { Io } from "../cli/io.ts";
 import { modeIfExists, readTextIfExists, stageFile } from "../system/files.ts";
 
@@ -71,6 +72,7 @@ export function planInstall(
     );
   }
   const locations = locationsOf(machine);
+  refuseSecondHelper(locations);
   const notes = openTofuTakeover(machine, locations)
     ? [
         `Terraform not set up: creating ${locations.terraformConfigFile} would make OpenTofu stop reading ${locations.tofuConfigFile}; for Terraform set TF_CLI_CONFIG_FILE=${locations.tofuConfigFile}`,
@@ -96,6 +98,19 @@ export function planInstall(
     configs,
     ...(notes.length > 0 ? { notes } : {}),
   };
+}
+
+/**
+ * A credentials_helper of another name in a file Terraform merges from its config directory
+ * (~/.terraform.d/*.tfrc): with ours added, Terraform would refuse the whole CLI config and
+ * run no helper. That file is the user's to change, with or without --force.
+ */
+function refuseSecondHelper(locations: TerraformLocations): void {
+  const [other] = otherHelperFiles(readConfigDirFiles(locations), HELPER_BLOCK_NAME);
+  if (other === undefined) return;
+  throw new CliError(
+    `${other.file} sets credentials_helper "${other.name}", and Terraform reads that file too: with a second helper it refuses its CLI config and runs none; remove that block from ${other.file} and install again`,
+  );
 }
 
 /**
@@ -219,6 +234,7 @@ function otherConfigFiles(machine: Machine): string[] {
       defaults.tofuConfigFile,
       ...(xdg ? [path.join(xdg, "opentofu", "tofurc")] : []),
       ...profiles.sort(),
+      ...readConfigDirFiles(defaults).map(({ file }) => file),
     ]),
   ];
 }
@@ -233,7 +249,7 @@ function namesOurHelper(file: string): boolean {
   }
   if (text === undefined) return false;
   try {
-    return findCredentialsHelpers(text).some((helper) => helper.name === HELPER_BLOCK_NAME);
+    return readConfigFile(file, text).helpers.includes(HELPER_BLOCK_NAME);
   } catch {
     return /credentials_helper\s+"?keychain"?/.test(text);
   }

@@ -16,6 +16,11 @@ export interface TerraformLocations {
   readonly configFileFromEnv: boolean;
   /** `credentials.tfrc.json` files `terraform login` may have written, existing or not. */
   readonly credentialsFiles: readonly string[];
+  /**
+   * Directories whose `*.tfrc` and `*.tfrc.json` files are merged into the CLI config (the
+   * directories of `credentialsFiles`); none while TF_CLI_CONFIG_FILE is set.
+   */
+  readonly configDirs: readonly string[];
 }
 
 export interface LocationInputs {
@@ -83,6 +88,10 @@ function unixLocations(inputs: LocationInputs): TerraformLocations {
       join(dotTerraform, "credentials.tfrc.json"),
       ...(xdgConfig === undefined ? [] : [join(xdgConfig, "opentofu", "credentials.tfrc.json")]),
     ]),
+    configDirs:
+      fromEnv !== undefined
+        ? []
+        : unique([dotTerraform, ...(xdgConfig === undefined ? [] : [join(xdgConfig, "opentofu")])]),
   };
 }
 
@@ -105,6 +114,7 @@ function windowsLocations(inputs: LocationInputs): TerraformLocations {
     tofuConfigFile: fromEnv ?? tofuDefault,
     configFileFromEnv: fromEnv !== undefined,
     credentialsFiles: [join(dataDir, "credentials.tfrc.json")],
+    configDirs: fromEnv !== undefined ? [] : [dataDir],
   };
 }
 

@@ -494,6 +494,38 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     assert.ok(!JSON.stringify(checks).includes(SECRET));
   });
 
+  test("a credentials_helper in ~/.terraform.d/*.tfrc: fail, naming the file Terraform merges", async (t) => {
+    const box = healthy(t);
+    const extra = box.inHome(".terraform.d", "extra.tfrc");
+    box.write(extra, 'credentials_helper "other" {}\n', 0o600);
+    const check = checkAbout(await doctor(box), extra);
+    assert.equal(check.status, "fail");
+    assert.equal(
+      check.title,
+      `${extra} sets credentials_helper "other" as well: Terraform refuses a CLI config with two ("No more than one credentials_helper block may be specified") and runs no helper`,
+    );
+    assert.equal(check.fix, `remove that credentials_helper block from ${extra}`);
+  });
+
+  test("a credentials block in ~/.terraform.d/*.tfrc.json shadows the helper", async (t) => {
+    const box = healthy(t);
+    const extra = box.inHome(".terraform.d", "team.tfrc.json");
+    box.write(extra, JSON.stringify({ credentials: { "tfe.example.com": { token: SECRET } } }));
+    const checks = await doctor(box);
+    assert.equal(checkAbout(checks, extra).status, "ok");
+    assert.deepEqual(shadowCheck(checks).details, [
+      `tfe.example.com: a credentials block in ${extra} wins over the helper`,
+    ]);
+    assert.ok(!JSON.stringify(checks).includes(SECRET));
+  });
+
+  test("names from data are printed with their control characters escaped", async (t) => {
+    const box = healthy(t, { "TF_TOKEN_a\u001b[2Jb": "x" });
+    const details = shadowCheck(await doctor(box)).details.join("\n");
+    assert.ok(!details.includes("\u001b"), details);
+    assert.match(details, /\\u001b\[2J/);
+  });
+
   test("every kind of shadowing is listed together: variables, file, blocks", async (t) => {
     const box = healthy(t, { TF_TOKEN_a_example_com: SECRET });
     box.write(box.credentialsFile, JSON.stringify({ credentials: { "b.example.com": {} } }));

@@ -48,6 +48,7 @@ function sandbox(t: TestContext): Sandbox {
     tofuConfigFile: temp.inHome(".terraformrc"),
     configFileFromEnv: false,
     credentialsFiles: [file, xdgFile],
+    configDirs: [],
   };
   return { ...temp, file, xdgFile, locations };
 }

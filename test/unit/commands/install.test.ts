@@ -361,6 +361,30 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
     ]);
   });
 
+  test("a credentials_helper in ~/.terraform.d/*.tfrc is refused, with or without force", (t) => {
+    const box = sandbox(t);
+    const extra = box.inHome(".terraform.d", "extra.tfrc");
+    box.write(extra, 'credentials_helper "other" {}\n', 0o600);
+    for (const force of [false, true]) {
+      assert.throws(
+        () => planInstall(box.machine, [], force),
+        new CliError(
+          `${extra} sets credentials_helper "other", and Terraform reads that file too: with a second helper it refuses its CLI config and runs none; remove that block from ${extra} and install again`,
+        ),
+      );
+    }
+    assert.equal(existsSync(box.terraformrc), false);
+  });
+
+  test("uninstall keeps the executable while a ~/.terraform.d/*.tfrc.json still names it", (t) => {
+    const box = sandbox(t);
+    install(box);
+    const extra = box.inHome(".terraform.d", "team.tfrc.json");
+    box.write(extra, JSON.stringify({ credentials_helper: { keychain: {} } }), 0o600);
+    const plan = planUninstall(box.machine);
+    assert.deepEqual(plan.helper.keptFor, [extra]);
+  });
+
   test("not a single executable: refused with how to build one, nothing touched", (t) => {
     const box = sandbox(t, { isSea: false });
     assert.throws(

@@ -285,6 +285,16 @@ describe("terraformLocations on Linux", () => {
     }
   });
 
+  describe("the config directory (Terraform's loadConfigDir)", () => {
+    test("~/.terraform.d is merged into the CLI config", () => {
+      assert.deepEqual(locate().configDirs, [home(".terraform.d")]);
+    });
+
+    test("TF_CLI_CONFIG_FILE turns the config directory off", () => {
+      assert.deepEqual(locate({ env: { TF_CLI_CONFIG_FILE: home("cli.tfrc") } }).configDirs, []);
+    });
+  });
+
   describe("credentials.tfrc.json (OpenTofu TestConfigDirLocations)", () => {
     test("~/.terraform.d/credentials.tfrc.json is the first candidate", () => {
       assert.equal(
@@ -408,6 +418,7 @@ describe("terraformLocations on Windows", () => {
       tofuConfigFile: "D:\\Roaming\\tofu.rc",
       configFileFromEnv: false,
       credentialsFiles: ["D:\\Roaming\\terraform.d\\credentials.tfrc.json"],
+      configDirs: ["D:\\Roaming\\terraform.d"],
     });
   });
 
