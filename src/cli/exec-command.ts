@@ -1,4 +1,4 @@
-import { CliError } from "../errors.ts";
+import { CliError, ExitCode } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import { quote } from "../quote.ts";
 import type { CommandOutcome } from "../system/run-command.ts";
@@ -34,6 +34,9 @@ export function execHandler(
       if (runCommand === undefined || command === undefined) {
         throw new Error("exec needs a command and a way to run it");
       }
+      if (command === "") {
+        throw new CliError('exec: the command after "--" is empty', ExitCode.Usage);
+      }
       const [{ storedTokens, nulMessage }, { execEnvironment }] = await Promise.all([
         import("../commands/exec.ts"),
         import("../terraform/token-variables.ts"),
@@ -64,6 +67,16 @@ export function execHandler(
           return;
         case "not-executable":
           io.stderr.write(`exec: permission denied: ${quote(command)}\n`);
+          ended.code = NOT_EXECUTABLE;
+          return;
+        case "too-big":
+          io.stderr.write(
+            `exec: could not start ${quote(command)}: its arguments and environment are larger than the system allows (E2BIG); pass fewer tokens with --host\n`,
+          );
+          ended.code = NOT_EXECUTABLE;
+          return;
+        case "not-started":
+          io.stderr.write(`exec: could not start ${quote(command)} (${outcome.code})\n`);
           ended.code = NOT_EXECUTABLE;
           return;
       }

@@ -43,6 +43,12 @@ describe("exec, in-process", () => {
     [{ kind: "signalled", signal: "SIGTERM" }, 143, ""],
     [{ kind: "not-found" }, 127, 'exec: command not found: "tool"\n'],
     [{ kind: "not-executable" }, 126, 'exec: permission denied: "tool"\n'],
+    [
+      { kind: "too-big" },
+      126,
+      'exec: could not start "tool": its arguments and environment are larger than the system allows (E2BIG); pass fewer tokens with --host\n',
+    ],
+    [{ kind: "not-started", code: "ENOMEM" }, 126, 'exec: could not start "tool" (ENOMEM)\n'],
   ];
   for (const [outcome, code, stderr] of endings) {
     test(`${JSON.stringify(outcome)} exits ${code}`, async () => {
@@ -60,6 +66,12 @@ describe("exec, in-process", () => {
       assert.match(result.stderr, /^exec: missing command[^\n]*\n$/);
       assert.deepEqual(result.calls, []);
     }
+  });
+
+  test("an empty command is a usage error and runs nothing", async () => {
+    const result = await invoke(["exec", "--", ""], { kind: "exited", code: 0 });
+    assert.deepEqual([result.code, result.stderr], [2, 'exec: the command after "--" is empty\n']);
+    assert.deepEqual(result.calls, []);
   });
 
   test("an invalid --host is a usage error and runs nothing", async () => {
