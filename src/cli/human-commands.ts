@@ -52,7 +52,7 @@ export function humanHandlers(
       applyInstall(plan);
       // Each next step names the installed file and the same options, so it runs as printed.
       const next = (command: string) =>
-        commandLine([plan.helper.target, ...helperArgs(options), command]);
+        commandLine([plan.helper.target, ...helperArgs(options), command], io.platform);
       say(
         `next: "terraform login HOST" (or "tofu login HOST") stores the token in ${storeName(options.backend)};`,
       );

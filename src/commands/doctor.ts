@@ -62,14 +62,19 @@ export async function runDoctor(
   // Fixes name a file that runs as printed: the installed helper once it runs, else this one
   // (the plugin directory is not on PATH, so a bare name would not be found).
   const executable = installation.status === "fail" ? io.execPath : locations.helperInstallPath;
-  const runnable = (...words: string[]) => commandLine([executable, ...helperArgs, ...words]);
+  const runnable = (...words: string[]) =>
+    commandLine([executable, ...helperArgs, ...words], io.platform);
 
   for (const [file, text] of configFiles) {
     const tools = [
       file === locations.terraformConfigFile ? "Terraform" : undefined,
       file === locations.tofuConfigFile ? "OpenTofu" : undefined,
     ].filter(Boolean);
-    checks.push(configCheck(file, text, tools.join(" and "), helperArgs, runnable, executable));
+    checks.push(
+      configCheck(file, text, tools.join(" and "), helperArgs, runnable, (args, ...words) =>
+        commandLine([executable, ...args, ...words], io.platform),
+      ),
+    );
   }
 
   // ~/.terraform.d/*.tfrc(.json): merged into the CLI config, credentials.tfrc.json aside
@@ -189,7 +194,7 @@ async function installationCheck(
       status: "fail",
       title: `not installed: ${target} is missing or does not run`,
       details,
-      fix: `run "${commandLine([io.execPath, ...helperArgs, "install"])}"`,
+      fix: `run "${commandLine([io.execPath, ...helperArgs, "install"], io.platform)}"`,
     };
   }
   if (installed !== version) {
@@ -197,7 +202,7 @@ async function installationCheck(
       status: "warn",
       title: `installed ${target} is version ${installed}, this one is ${version}`,
       details,
-      fix: `run "${commandLine([io.execPath, ...helperArgs, "install"])}" to replace it`,
+      fix: `run "${commandLine([io.execPath, ...helperArgs, "install"], io.platform)}" to replace it`,
     };
   }
   return {
@@ -213,7 +218,7 @@ function configCheck(
   tools: string,
   helperArgs: readonly string[],
   runnable: (...words: string[]) => string,
-  executable: string,
+  runnableWith: (args: readonly string[], ...words: string[]) => string,
 ): Check {
   const block = renderCredentialsHelper(HELPER_BLOCK_NAME, helperArgs)
     .trimEnd()
@@ -255,7 +260,7 @@ function configCheck(
       details: [
         `this check ran with ${JSON.stringify(helperArgs)}: Terraform sees a different set of entries`,
       ],
-      fix: `run "${commandLine([executable, ...args, "doctor"])}" to check what Terraform sees, or install again with the options you want`,
+      fix: `run "${runnableWith(args, "doctor")}" to check what Terraform sees, or install again with the options you want`,
     };
   }
   return {
