@@ -22,7 +22,17 @@ export function probePass(env: Env, homedir: string, platform: NodeJS.Platform):
       safeToOpen: false,
     };
   }
-  const storeDir = passStoreDir(env, homedir);
+  let storeDir;
+  try {
+    storeDir = passStoreDir(env, homedir);
+  } catch (error) {
+    return {
+      status: "fail",
+      summary: (error as Error).message,
+      fix: "set PASSWORD_STORE_DIR to an absolute path, or unset it",
+      safeToOpen: false,
+    };
+  }
   if (!existsSync(path.join(storeDir, ".gpg-id"))) {
     return {
       status: "fail",

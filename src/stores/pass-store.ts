@@ -38,12 +38,22 @@ export interface LockProcesses {
   isAlive(pid: number): boolean;
 }
 
-/** The store's directory: pass reads `${PASSWORD_STORE_DIR:-$HOME/.password-store}`, so an empty value counts as unset. */
+/**
+ * The store's directory: pass reads `${PASSWORD_STORE_DIR:-$HOME/.password-store}`, so an
+ * empty value counts as unset. A relative one is refused: Terraform runs the helper in each
+ * configuration's directory, where it would name another store each time.
+ */
 export function passStoreDir(
   env: Readonly<Record<string, string | undefined>>,
   homedir: string,
 ): string {
-  return env.PASSWORD_STORE_DIR || path.join(homedir, ".password-store");
+  const dir = env.PASSWORD_STORE_DIR || path.join(homedir, ".password-store");
+  if (!path.isAbsolute(dir)) {
+    throw new CliError(
+      `PASSWORD_STORE_DIR is the relative path ${JSON.stringify(dir)}: Terraform runs the helper from each configuration's directory, where it names another store; set it to an absolute path`,
+    );
+  }
+  return dir;
 }
 
 /**
@@ -330,7 +340,8 @@ async function withStoreLock<T>(
 ): Promise<T> {
   const lock = path.join(storeDir, LOCK_NAME);
   const staleAfterMs = timeoutMs + 10_000;
-  const deadline = Date.now() + staleAfterMs + timeoutMs;
+  // This call's own deadline: a held lock is waited on no longer than any other call.
+  const deadline = Date.now() + timeoutMs;
   const owner = `${os.hostname()}:${processes?.pid ?? 0}`;
   let release: (() => void) | undefined;
   for (;;) {
@@ -343,13 +354,14 @@ async function withStoreLock<T>(
     }
     const holder = await lockHolder(lock);
     if (holder === "released") continue;
+    // A holder on this machine is asked whether it still runs: a live one is never robbed,
+    // however long it takes (gpg waiting for a passphrase). Only a lock whose holder cannot
+    // be asked (another machine sharing the store, an older version's lock) goes by its age.
+    const askable =
+      processes !== undefined && holder.host === os.hostname() && holder.pid !== undefined;
     const deadHolder =
-      processes !== undefined &&
-      holder.host === os.hostname() &&
-      holder.pid !== undefined &&
-      holder.pid !== processes.pid &&
-      !processes.isAlive(holder.pid);
-    if (deadHolder || holder.ageMs > staleAfterMs) {
+      askable && holder.pid !== processes.pid && !processes.isAlive(holder.pid ?? 0);
+    if (deadHolder || (!askable && holder.ageMs > staleAfterMs)) {
       // A small race remains: two waiters may both see the same stale lock. It only arises
       // after a process was killed while holding it.
       await (holder.isDirectory ? rmdir(lock) : unlink(lock)).catch(() => undefined);

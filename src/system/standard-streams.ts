@@ -87,13 +87,13 @@ export function standardOutput(fd: number, stream: () => NodeJS.WriteStream): Te
 
 /**
  * Standard input, read asynchronously so that a read that waits (a terminal, a pipe nobody
- * closes) still lets signals and the deadline end the process. Bun reads the descriptor
- * itself, which is also cheaper than a blocking readSync loop; Node (from source) and a
- * Windows console, which only the stream decodes, get process.stdin.
+ * closes) still lets signals and the deadline end the process. On Linux and macOS Bun reads
+ * the descriptor itself, which is also cheaper than a blocking readSync loop; Node (from
+ * source) and Windows get process.stdin (Bun.stdin fails there with EBADF on a pipe).
  */
 export async function* standardInput(): AsyncGenerator<Uint8Array> {
   const bun = (globalThis as { Bun?: { stdin: { stream(): ReadableStream<Uint8Array> } } }).Bun;
-  if (bun === undefined || isWindowsConsole(0)) {
+  if (bun === undefined || process.platform === "win32") {
     yield* useStream(() => process.stdin);
     return;
   }

@@ -450,6 +450,38 @@ describe("pass store errors", { skip: ONLY_ON_LINUX }, () => {
     assert.equal(present(lock), false, "the lock is released");
   });
 
+  test("an old lock whose holder still runs is waited on until the deadline, never taken", async () => {
+    const lock = path.join(session.storeDir, ".terraform-credentials.lock");
+    symlinkSync(`${os.hostname()}:4242`, lock);
+    const old = new Date(Date.now() - 3_600_000);
+    spawnSync("touch", ["-h", "-d", old.toISOString(), lock]);
+    try {
+      const store = openStore(session, {
+        timeoutMs: 1000,
+        processes: { pid: process.pid, isAlive: (pid) => pid === 4242 },
+      });
+      const started = performance.now();
+      await assert.rejects(
+        store.store(host("live-holder.example.com"), '{"token":"must-wait"}'),
+        /is busy: .* has been held for \d+ s by another process/,
+      );
+      const took = performance.now() - started;
+      assert.ok(took < 5000, `gave up after ${Math.round(took)} ms, not at --timeout's 1 s`);
+      assert.equal(present(lock), true, "the live holder's lock is still there");
+    } finally {
+      rmSync(lock, { force: true });
+    }
+  });
+
+  test("a relative PASSWORD_STORE_DIR is refused at once with what to do", () => {
+    assert.throws(
+      () => openStore(session, { env: { ...session.env, PASSWORD_STORE_DIR: "store" } }),
+      new CliError(
+        'PASSWORD_STORE_DIR is the relative path "store": Terraform runs the helper from each configuration\'s directory, where it names another store; set it to an absolute path',
+      ),
+    );
+  });
+
   test("a helper stopped by SIGTERM or SIGINT while it holds the lock releases it", async () => {
     // A pass that never finishes, so that the helper is stopped while holding the lock.
     const bin = mkdtempSync(path.join(os.tmpdir(), "tfck-slow-pass-"));
