@@ -54,7 +54,12 @@ export default tseslint.config(
     // Only main.ts touches `process`; native/ loads the addon with process.dlopen and is the
     // only place that knows the program runs on Bun.
     files: ["src/**/*.ts"],
-    ignores: ["src/main.ts", "src/native/**"],
+    ignores: [
+      "src/main.ts",
+      "src/native/**",
+      "src/stores/credential-manager/advapi32.ts",
+      "src/stores/credential-manager/deadline-watchdog-worker.ts",
+    ],
     rules: {
       "no-restricted-globals": [
         "error",
@@ -63,7 +68,31 @@ export default tseslint.config(
       ],
       "no-restricted-imports": [
         "error",
+        { paths: restrictedImports("node:process", "bun", "bun:ffi", "@napi-rs/keyring") },
+      ],
+    },
+  },
+  {
+    // The FFI module holds every pointer (STYLE.md section 1): the only file with bun:ffi.
+    files: ["src/stores/credential-manager/advapi32.ts"],
+    rules: {
+      "no-restricted-globals": [
+        "error",
+        { name: "process", message: "use Io; only src/main.ts touches process" },
+      ],
+      "no-restricted-imports": [
+        "error",
         { paths: restrictedImports("node:process", "bun", "@napi-rs/keyring") },
+      ],
+    },
+  },
+  {
+    // The watchdog thread stands at the process edge, as main.ts does: it ends the process.
+    files: ["src/stores/credential-manager/deadline-watchdog-worker.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { paths: restrictedImports("bun", "bun:ffi", "@napi-rs/keyring") },
       ],
     },
   },
