@@ -1,7 +1,9 @@
 import type { CredentialStore } from "../credential-store.ts";
-import type { CallLimits } from "../keychain-calls.ts";
+import { callLimits, type CallLimits } from "../keychain-calls.ts";
+import type { ProbeResult } from "../probe-result.ts";
 import { openAdvapi32 } from "./advapi32.ts";
 import { startDeadlineWatchdog } from "./deadline-watchdog.ts";
+import { probeCredentialManager } from "./probe.ts";
 import { createCredentialManagerStore } from "./store.ts";
 
 /**
@@ -19,6 +21,14 @@ export function openCredentialManagerStore(service: string, limits: CallLimits):
     WATCHDOG_WORKER,
   );
   return createCredentialManagerStore(openAdvapi32(), service, (call) => watchdog.guard(call));
+}
+
+/** doctor's probe of Credential Manager, given `timeoutSeconds` to answer. */
+export function probeCredentialManagerNow(service: string, timeoutSeconds: number): ProbeResult {
+  const limits = callLimits(timeoutSeconds);
+  const watchdog = startDeadlineWatchdog(limits, deadlineMessage(timeoutSeconds), WATCHDOG_WORKER);
+  const api = openAdvapi32();
+  return probeCredentialManager(() => watchdog.guard(() => api.list()), service);
 }
 
 /** What a call that does not return by the deadline ends the helper with. */
