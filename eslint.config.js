@@ -18,7 +18,13 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ["eslint.config.js", "packaging/npm-launcher.cjs"] },
+        projectService: {
+          allowDefaultProject: [
+            "eslint.config.js",
+            "packaging/npm-launcher.cjs",
+            "test/support/deadline-watchdog-worker.mjs",
+          ],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -125,7 +131,7 @@ export default tseslint.config(
       "@typescript-eslint/no-non-null-assertion": "off",
     },
   },
-  { files: ["**/*.js", "**/*.cjs"], ...tseslint.configs.disableTypeChecked },
+  { files: ["**/*.js", "**/*.cjs", "**/*.mjs"], ...tseslint.configs.disableTypeChecked },
   {
     // Plain CommonJS run directly by Node: the npm package's launcher.
     files: ["**/*.cjs"],
