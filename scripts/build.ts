@@ -6,9 +6,10 @@
  * the host's target is also copied to dist/terraform-credentials-keychain. Bun itself is a
  * pinned devDependency; the target's runtime and its @napi-rs/keyring addon are fetched
  * from the npm registry (`npm pack`, cached under build/cache), so any target builds here
- * and Bun never downloads anything. On macOS and Windows the addon is embedded as a file
- * (`--asset`) that src/native/load-keyring.ts writes once into a private cache and dlopens;
- * Linux binaries have none (src/stores/secret-service/ speaks D-Bus itself).
+ * and Bun never downloads anything. On macOS the addon is embedded as a file (`--asset`)
+ * that src/native/load-keyring.ts writes once into a private cache and dlopens; Linux and
+ * Windows binaries have none (src/stores/secret-service/ speaks D-Bus itself, and
+ * src/stores/credential-manager/ calls advapi32 through Bun's FFI).
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -49,8 +50,8 @@ const work = path.join(root, "build", targetName);
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 
-// macOS and Windows embed the keychain addon as a file (`--asset` takes a path relative to
-// the working directory); Linux binaries embed no native code.
+// macOS embeds the keychain addon as a file (`--asset` takes a path relative to the working
+// directory); Linux and Windows binaries embed no native code.
 let addonArgs: string[] = [];
 if (target.keyring !== undefined) {
   const addon = path.join(
@@ -78,6 +79,9 @@ execFileSync(
   [
     "build",
     path.join(root, "src/main.ts"),
+    // The deadline's watchdog thread (Windows), a second entry point that the bundle loads
+    // with `new Worker(new URL(...))`.
+    path.join(root, "src/stores/credential-manager/deadline-watchdog-worker.ts"),
     "--compile",
     `--target=${target.bunTarget}`,
     `--compile-executable-path=${runtime}`,

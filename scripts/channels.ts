@@ -29,6 +29,7 @@ const NPM_PLATFORMS: Readonly<Record<TargetName, { os: string; cpu: string }>> =
   "darwin-x64": { os: "darwin", cpu: "x64" },
   "darwin-arm64": { os: "darwin", cpu: "arm64" },
   "win-x64": { os: "win32", cpu: "x64" },
+  "win-arm64": { os: "win32", cpu: "arm64" },
 };
 
 /** The npm package holding one target's binary (the launcher derives the same name). */
@@ -138,22 +139,31 @@ export function homebrewFormula(
   ].join("\n");
 }
 
-/** A Scoop manifest for a bucket: the win-x64 zip. */
+/** Scoop's architecture names for the Windows targets. */
+const SCOOP_ARCHITECTURES = { "win-x64": "64bit", "win-arm64": "arm64" } as const;
+
+/** A Scoop manifest for a bucket: the win-x64 zip, and the win-arm64 zip when there is one. */
 export function scoopManifest(
   version: string,
   archives: readonly ReleaseArchive[],
   baseUrl = releaseUrl(version),
 ): object {
-  const windows = archives.find((archive) => archive.target === "win-x64");
-  if (windows === undefined) throw new Error("no win-x64 archive for the Scoop manifest");
+  if (!archives.some((archive) => archive.target === "win-x64")) {
+    throw new Error("no win-x64 archive for the Scoop manifest");
+  }
+  const architecture: Record<string, { url: string; hash: string }> = {};
+  for (const [target, name] of Object.entries(SCOOP_ARCHITECTURES)) {
+    const archive = archives.find((one) => one.target === target);
+    if (archive !== undefined) {
+      architecture[name] = { url: `${baseUrl}/${archive.file}`, hash: archive.sha256 };
+    }
+  }
   return {
     version,
     description: DESCRIPTION,
     homepage: PROJECT_HOME.repositoryUrl,
     license: "MIT",
-    architecture: {
-      "64bit": { url: `${baseUrl}/${windows.file}`, hash: windows.sha256 },
-    },
+    architecture,
     bin: binaryName("win-x64"),
     notes: `To have Terraform and OpenTofu use it, run once (and again after each update): ${PROGRAM} install`,
   };

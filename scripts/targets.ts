@@ -14,8 +14,9 @@ export interface Target {
   /** Path of the runtime inside `bunPackage`. */
   readonly bunBinary: string;
   /**
-   * The @napi-rs/keyring addon the binary embeds, where it still needs one (macOS and
-   * Windows); Linux binaries speak D-Bus themselves and embed no native code.
+   * The @napi-rs/keyring addon the binary embeds, where it still needs one (macOS). Linux
+   * binaries speak D-Bus themselves and Windows binaries call advapi32 through Bun's FFI:
+   * neither embeds native code.
    */
   readonly keyring?: { readonly package: string; readonly file: string };
   readonly exeSuffix: "" | ".exe";
@@ -27,6 +28,7 @@ export const TARGET_NAMES = [
   "darwin-x64",
   "darwin-arm64",
   "win-x64",
+  "win-arm64",
 ] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
@@ -66,7 +68,13 @@ export const TARGETS: Readonly<Record<TargetName, Target>> = {
     bunTarget: "bun-windows-x64-baseline",
     bunPackage: "@oven/bun-windows-x64-baseline",
     bunBinary: "bin/bun.exe",
-    keyring: { package: "@napi-rs/keyring-win32-x64-msvc", file: "keyring.win32-x64-msvc.node" },
+    exeSuffix: ".exe",
+  },
+  "win-arm64": {
+    os: "win32",
+    bunTarget: "bun-windows-arm64",
+    bunPackage: "@oven/bun-windows-aarch64",
+    bunBinary: "bin/bun.exe",
     exeSuffix: ".exe",
   },
 };

@@ -107,7 +107,7 @@ export async function runDoctor(
   return checks;
 }
 
-/** How long doctor waits for the Secret Service before it calls it hung. */
+/** How long doctor waits for the Secret Service or Credential Manager before it calls it hung. */
 const PROBE_TIMEOUT_SECONDS = 5;
 
 /**
@@ -119,14 +119,7 @@ async function storeChecks(
   options: GlobalOptions,
   openStore: () => CredentialStore | Promise<CredentialStore>,
 ): Promise<Check[]> {
-  const keychain =
-    io.platform !== "darwin" && io.platform !== "win32"
-      ? await probeSecretService(io.env, PROBE_TIMEOUT_SECONDS)
-      : ({
-          status: "ok",
-          summary: "the system keychain is built in",
-          safeToOpen: true,
-        } satisfies ProbeResult);
+  const keychain = await probeKeychain(io, options.service);
   const pass = probePass(io.env, io.homedir, io.platform);
   const probes: Record<GlobalOptions["backend"], ProbeResult> = { keychain, pass };
   const available = (Object.keys(probes) as GlobalOptions["backend"][]).map(
@@ -173,6 +166,17 @@ async function storeChecks(
       { status: "fail", title: `${title}: not reachable`, details: [(error as Error).message] },
     ];
   }
+}
+
+/** The system keychain's probe: the Secret Service's, Credential Manager's, or none on macOS. */
+async function probeKeychain(io: Machine, service: string): Promise<ProbeResult> {
+  if (io.platform === "win32") {
+    // Only the Windows executable has the FFI: loaded here, never elsewhere.
+    const { probeCredentialManagerNow } = await import("../stores/credential-manager/open.ts");
+    return probeCredentialManagerNow(service, PROBE_TIMEOUT_SECONDS);
+  }
+  if (io.platform !== "darwin") return probeSecretService(io.env, PROBE_TIMEOUT_SECONDS);
+  return { status: "ok", summary: "the system keychain is built in", safeToOpen: true };
 }
 
 async function installationCheck(

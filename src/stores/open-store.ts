@@ -31,7 +31,12 @@ export async function openStore(options: GlobalOptions, io: Io): Promise<Credent
       warn: (line) => io.stderr.write(`${line}\n`),
     });
   }
-  // macOS and Windows: the @napi-rs/keyring addon, loaded from its cache only now.
+  if (io.platform === "win32") {
+    // advapi32 through the runtime's FFI: no native code of ours.
+    const { openCredentialManagerStore } = await import("./credential-manager/open.ts");
+    return openCredentialManagerStore(options.service, limits);
+  }
+  // macOS: the @napi-rs/keyring addon, loaded from its cache only now.
   const { openBindingStore } = await import("./open-binding-store.ts");
   return openBindingStore(options.service, io, limits);
 }

@@ -13,15 +13,15 @@ export async function forbidCoreDumps(platform: NodeJS.Platform): Promise<void> 
   if (platform !== "linux" && platform !== "darwin") return;
   if ((globalThis as { Bun?: unknown }).Bun === undefined) return;
   try {
-    const { dlopen, FFIType } = await import("bun:ffi");
+    const { dlopen } = await import("bun:ffi");
     if (platform === "linux") {
       // int prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4,
       //           unsigned long arg5);
       const PR_SET_DUMPABLE = 4;
       const libc = dlopen("libc.so.6", {
         prctl: {
-          args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64],
-          returns: FFIType.i32,
+          args: ["i32", "u64", "u64", "u64", "u64"],
+          returns: "i32",
         },
       });
       libc.symbols.prctl(PR_SET_DUMPABLE, 0n, 0n, 0n, 0n);
@@ -33,8 +33,8 @@ export async function forbidCoreDumps(platform: NodeJS.Platform): Promise<void> 
     const RLIMIT_CORE = 4;
     const PT_DENY_ATTACH = 31;
     const system = dlopen("/usr/lib/libSystem.B.dylib", {
-      setrlimit: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
-      ptrace: { args: [FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
+      setrlimit: { args: ["i32", "ptr"], returns: "i32" },
+      ptrace: { args: ["i32", "i32", "ptr", "i32"], returns: "i32" },
     });
     system.symbols.setrlimit(RLIMIT_CORE, new BigUint64Array([0n, 0n]));
     system.symbols.ptrace(PT_DENY_ATTACH, 0, null, 0);

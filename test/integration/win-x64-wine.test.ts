@@ -1,8 +1,11 @@
 /**
  * The win-x64 build, run under Wine against Wine's Credential Manager (CredWriteW and
  * CredReadW, kept in the prefix's registry): the protocol suite, plus what only Windows
- * has: the 2560-byte limit of an entry, the object kept as raw UTF-8, and install into
- * %APPDATA%. Skipped, with one line naming the package, where Wine or MinGW is missing.
+ * has: the 2560-byte limit of an entry, the object kept as raw UTF-8 with the metadata the
+ * landed version (the @napi-rs/keyring addon) wrote, its entries read, listed and
+ * forgotten, list, doctor and exec, and install into %APPDATA%; all in a prefix without the
+ * Visual C++ runtime. Skipped, with one line naming the package, where Wine or MinGW is
+ * missing.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -16,7 +19,12 @@ import {
   assertSilentSuccess,
   describeProtocol,
 } from "../support/protocol-suite.ts";
-import { startWinePrefix, wineMissing, type WinePrefix } from "../support/wine-prefix.ts";
+import {
+  startWinePrefix,
+  VC_RUNTIME_DLLS,
+  wineMissing,
+  type WinePrefix,
+} from "../support/wine-prefix.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const WINDOWS_BUILD = path.join(ROOT, "dist/win-x64/terraform-credentials-keychain.exe");
@@ -88,8 +96,22 @@ if (missing !== undefined) {
       const object = '{"token":"tök-😀-中文-ß","note":"Ünïcödé \\u00e9 é"}';
       assertSilentSuccess(await helper(["store", host], object));
       const stored = await wine.readCredential(`${host}.${SERVICE}`);
-      // UTF-16, which the binding uses for a password, would be other bytes and twice as many.
+      // UTF-16, which the binding used for a password, would be other bytes and twice as many.
       assert.deepEqual(stored?.blob, Buffer.from(object, "utf8"));
+      // The rest as the landed version wrote it: the host as user name, nothing else set.
+      assert.deepEqual(
+        { ...stored, lastWritten: undefined, blob: undefined },
+        {
+          lastWritten: undefined,
+          blob: undefined,
+          persist: 3,
+          flags: 0,
+          attributeCount: 0,
+          userName: host,
+          comment: "",
+          targetAlias: "",
+        },
+      );
       const result = await helper(["get", host]);
       assert.equal(result.code, 0, result.stderr);
       assert.deepEqual(Buffer.from(result.stdout, "utf8"), Buffer.from(`${object}\n`, "utf8"));
@@ -119,53 +141,143 @@ if (missing !== undefined) {
       assert.equal(await getOk(host), '{"token":"keep-me"}\n');
     });
 
-    // Known failure, kept running so that it shows when fixed: @napi-rs/keyring's
-    // findCredentials asks CredEnumerateW for "*.<service>", and Wine's CredEnumerateW
-    // (like Windows' documentation) takes "*" only at the end, so it finds nothing and list
-    // prints nothing. The binding also decodes every blob it finds as UTF-16, which fails
-    // for the raw UTF-8 objects of odd length this helper stores.
-    test(
-      "list prints the hosts stored under a service, and no token",
-      {
-        todo: "list finds no entries on Windows: the binding's findCredentials filter",
-      },
-      async () => {
-        const service = ["--service", "listed"];
-        assertSilentSuccess(
-          await helper([...service, "store", "b.example.com"], '{"token":"SECRET-list-b"}'),
-        );
-        assertSilentSuccess(
-          await helper([...service, "store", "A.Example.com:443"], '{"token":"SECRET-list-a"}'),
-        );
-        const listed = await helper([...service, "list"]);
-        assertCleanSuccess(listed);
-        assert.equal(listed.stdout, "a.example.com\nb.example.com\n");
-        const json = await helper([...service, "list", "--json"]);
-        assertCleanSuccess(json);
-        assert.equal(json.stdout, '["a.example.com","b.example.com"]\n');
-      },
-    );
-
-    // Without the Visual C++ runtime (VCRUNTIME140.dll, which the addon imports and Bun
-    // does not), the executable starts but cannot load the addon. Wine has the runtime
-    // built in; disabling it for one call shows what such a machine gets.
-    test("without the Visual C++ runtime, the helper fails with one line on stderr", async () => {
-      const result = await runHelper(["get", "no-runtime.example.com"], {
-        env: { ...wine.env, WINEDLLOVERRIDES: `${wine.env.WINEDLLOVERRIDES};vcruntime140=d` },
-        command: wine.command(WINDOWS_BUILD),
-      });
-      assertOneLineFailure(result);
-      assert.match(result.stderr, /could not load the keychain addon/);
+    test("the prefix has no Visual C++ runtime, which the helper does not need", async () => {
+      for (const dll of VC_RUNTIME_DLLS) {
+        assert.equal(await wine.canLoadLibrary(`${dll}.dll`), false, `${dll}.dll loads`);
+      }
+      // The check itself finds what is there.
+      assert.equal(await wine.canLoadLibrary("advapi32.dll"), true);
     });
 
-    // Making the cache directory writable or setting XDG_CACHE_HOME would not help here.
-    test("without the Visual C++ runtime, the message names it, not the cache directory", async () => {
-      const result = await runHelper(["get", "no-runtime.example.com"], {
-        env: { ...wine.env, WINEDLLOVERRIDES: `${wine.env.WINEDLLOVERRIDES};vcruntime140=d` },
-        command: wine.command(WINDOWS_BUILD),
-      });
-      assert.match(result.stderr, /Visual C\+\+ Redistributable.*VCRUNTIME140\.dll/);
-      assert.doesNotMatch(result.stderr, /XDG_CACHE_HOME/);
+    test("list of a service with no entry prints nothing, and --json an empty array", async () => {
+      const service = ["--service", "list-none"];
+      // An entry of another service beside it is not listed.
+      assertSilentSuccess(
+        await helper(
+          ["--service", "list-none-other", "store", "x.example.com"],
+          '{"token":"SECRET-x"}',
+        ),
+      );
+      const listed = await helper([...service, "list"]);
+      assertCleanSuccess(listed);
+      assert.equal(listed.stdout, "");
+      const json = await helper([...service, "list", "--json"]);
+      assertCleanSuccess(json);
+      assert.equal(json.stdout, "[]\n");
+    });
+
+    test("list of one entry of odd byte length prints its host", async () => {
+      const service = ["--service", "list-one"];
+      const object = '{"token":"SECRET-one1"}';
+      assert.equal(Buffer.byteLength(object) % 2, 1);
+      assertSilentSuccess(await helper([...service, "store", "one.example.com"], object));
+      const listed = await helper([...service, "list"]);
+      assertCleanSuccess(listed);
+      assert.equal(listed.stdout, "one.example.com\n");
+    });
+
+    test("list prints many hosts of odd and even byte lengths, sorted, and no token or other service", async () => {
+      const service = ["--service", "listed"];
+      const hosts: string[] = [];
+      for (let index = 0; index < 12; index++) {
+        const host = `h${String(index).padStart(2, "0")}.example.com`;
+        hosts.push(host);
+        // Objects of 19 + index bytes: odd and even lengths alternate.
+        const object = `{"token":"SECRET-${"x".repeat(index)}"}`;
+        assertSilentSuccess(await helper([...service, "store", host], object));
+      }
+      assertSilentSuccess(
+        await helper([...service, "store", "A.Example.com:443"], '{"token":"SECRET-a"}'),
+      );
+      assertSilentSuccess(
+        await helper(
+          ["--service", "listed-other", "store", "other.example.com"],
+          '{"token":"SECRET-o"}',
+        ),
+      );
+      assertSilentSuccess(
+        await helper(
+          ["--service", "other-listed", "store", "h99.example.com"],
+          '{"token":"SECRET-h"}',
+        ),
+      );
+      const expected = ["a.example.com", ...hosts];
+      const listed = await helper([...service, "list"]);
+      assertCleanSuccess(listed);
+      assert.equal(listed.stdout, expected.map((host) => `${host}\n`).join(""));
+      assert.doesNotMatch(listed.stdout, /SECRET/);
+      const json = await helper([...service, "list", "--json"]);
+      assertCleanSuccess(json);
+      assert.equal(json.stdout, `${JSON.stringify(expected)}\n`);
+    });
+
+    test("entries written as the landed version wrote them are read, listed and forgotten", async () => {
+      const service = "landed";
+      const objects = {
+        "odd.example.com": '{"token":"SECRET-odd"}',
+        "even.example.com": '{"token":"SECRET-even1"}',
+      };
+      for (const [host, object] of Object.entries(objects)) {
+        await wine.writeLandedCredential(`${host}.${service}`, host, Buffer.from(object, "utf8"));
+      }
+      for (const [host, object] of Object.entries(objects)) {
+        assert.equal(await runOk(helper(["--service", service, "get", host])), `${object}\n`);
+      }
+      assert.equal(
+        await runOk(helper(["--service", service, "list"])),
+        "even.example.com\nodd.example.com\n",
+      );
+      assertSilentSuccess(await helper(["--service", service, "forget", "odd.example.com"]));
+      assert.equal(await wine.readCredential(`odd.example.com.${service}`), undefined);
+      assert.equal(await runOk(helper(["--service", service, "list"])), "even.example.com\n");
+    });
+
+    test("an entry stored now carries what the landed version wrote: the same reader sees no difference", async () => {
+      const host = "same-as-landed.example.com";
+      const object = '{"token":"SECRET-same"}';
+      assertSilentSuccess(await helper(["store", host], object));
+      const ours = await wine.readCredential(`${host}.${SERVICE}`);
+      await wine.writeLandedCredential(`landed-${host}.${SERVICE}`, host, Buffer.from(object));
+      const landed = await wine.readCredential(`landed-${host}.${SERVICE}`);
+      assert.ok(ours !== undefined && landed !== undefined);
+      const { lastWritten: _ours, ...ourFields } = ours;
+      const { lastWritten: _landed, ...landedFields } = landed;
+      assert.deepEqual(ourFields, landedFields);
+      assert.equal(ours.persist, 3, "CRED_PERSIST_ENTERPRISE");
+    });
+
+    test("doctor reports Credential Manager, the 2560-byte limit and the service's hosts, and no token", async () => {
+      const service = ["--service", "doctored"];
+      assertSilentSuccess(
+        await helper([...service, "store", "d1.example.com"], '{"token":"SECRET-d1"}'),
+      );
+      assertSilentSuccess(
+        await helper([...service, "store", "d2.example.com"], '{"token":"SECRET-d2xyz"}'),
+      );
+      const result = await helper([...service, "doctor"]);
+      // Not installed in this prefix: doctor fails for that, not for the store.
+      assert.match(
+        result.stdout,
+        /^ok {4}stores on this machine\n {6}--backend keychain: Windows Credential Manager answers \(an entry holds at most 2560 bytes; the largest of service "doctored" has 24\)$/m,
+      );
+      assert.match(
+        result.stdout,
+        /^ok {4}store --backend keychain \(service "doctored"\): reachable, 2 hosts stored\n {6}has credentials for d1\.example\.com\n {6}has credentials for d2\.example\.com$/m,
+      );
+      assert.doesNotMatch(result.stdout + result.stderr, /SECRET/);
+    });
+
+    test("exec gives its command the tokens as TF_TOKEN_ variables", async () => {
+      const service = ["--service", "exec"];
+      assertSilentSuccess(
+        await helper([...service, "store", "app.example.com"], '{"token":"tok-app"}'),
+      );
+      const result = await helper([...service, "exec", "--", "cmd", "/c", "set", "TF_TOKEN_"]);
+      assert.equal(result.stderr, "");
+      assert.equal(result.code, 0);
+      assert.equal(result.stdout.replace(/\r\n/g, "\n"), "TF_TOKEN_app_example_com=tok-app\n");
+      const failing = await helper([...service, "exec", "--", "cmd", "/c", "exit", "7"]);
+      assert.equal(failing.code, 7);
     });
 
     test("install puts the .exe and the block under %APPDATA%; uninstall takes both away", async () => {
@@ -218,6 +330,13 @@ function objectOfBytes(bytes: number, pad: "x" | "é"): string {
   const object = `{"token":"SECRET-over","pad":"${text}"}`;
   assert.equal(Buffer.byteLength(object), bytes);
   return object;
+}
+
+/** The stdout of a run that must exit 0 with nothing on stderr. */
+async function runOk(running: Promise<HelperResult>): Promise<string> {
+  const result = await running;
+  assertCleanSuccess(result);
+  return result.stdout;
 }
 
 /** Exit 0 and nothing on stderr (human commands print on stdout). */

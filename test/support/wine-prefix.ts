@@ -23,10 +23,14 @@ export interface WinePrefix {
   /** The command line that runs the Windows program `exe` (a path on this machine). */
   command(exe: string): [string, ...string[]];
   /**
-   * A generic credential as any Windows program reads it (CredReadW): its blob's bytes and
-   * its LastWritten time, or undefined when there is none.
+   * A generic credential as any Windows program reads it (CredReadW): its blob's bytes,
+   * its LastWritten time and its metadata, or undefined when there is none.
    */
   readCredential(target: string): Promise<StoredCredential | undefined>;
+  /** Writes a generic credential as the landed version (the @napi-rs/keyring addon) did. */
+  writeLandedCredential(target: string, userName: string, blob: Buffer): Promise<void>;
+  /** Whether a program in the prefix can load the DLL `name` (LoadLibraryW). */
+  canLoadLibrary(name: string): Promise<boolean>;
   /** Stops the prefix's wineserver and deletes the prefix. */
   close(): Promise<void>;
 }
@@ -35,7 +39,20 @@ export interface StoredCredential {
   /** FILETIME of the last write, as a decimal string. */
   readonly lastWritten: string;
   readonly blob: Buffer;
+  readonly persist: number;
+  readonly flags: number;
+  readonly attributeCount: number;
+  /** The strings, undefined for NULL. */
+  readonly userName: string | undefined;
+  readonly comment: string | undefined;
+  readonly targetAlias: string | undefined;
 }
+
+/**
+ * The Visual C++ runtime's DLLs, which Wine has built in and Windows does not: disabled in
+ * every prefix, so that the suite runs as on a Windows without the redistributable.
+ */
+export const VC_RUNTIME_DLLS = ["vcruntime140", "vcruntime140_1", "msvcp140"] as const;
 
 /**
  * Why the Windows suite cannot run on this machine, as one SKIP line that names the package
@@ -53,8 +70,8 @@ export function wineMissing(): string | undefined {
 
 /**
  * Makes a Wine prefix in a temp directory, as Windows 10, with the stand-in
- * bcryptprimitives.dll in its system32 (see test/support/wine/bcryptprimitives.c) and the
- * credential reader compiled beside it. HOME points into the temp directory too, so Wine
+ * bcryptprimitives.dll in its system32 (see test/support/wine/bcryptprimitives.c), the
+ * Visual C++ runtime disabled, and the credential reader and writer compiled beside it. HOME points into the temp directory too, so Wine
  * leaves nothing in the user's own. Takes 5-15 s: do it once per test file, and close it.
  */
 export async function startWinePrefix(): Promise<WinePrefix> {
@@ -73,7 +90,7 @@ export async function startWinePrefix(): Promise<WinePrefix> {
     // Wine's own diagnostics would land on the helper's stderr, which the tests check.
     WINEDEBUG: "-all",
     // No Mono or Gecko installer and no desktop menu entries: none is needed, all take time.
-    WINEDLLOVERRIDES: "mscoree,mshtml,winemenubuilder.exe=d",
+    WINEDLLOVERRIDES: `mscoree,mshtml,winemenubuilder.exe,${VC_RUNTIME_DLLS.join(",")}=d`,
   };
   const run = (file: string, args: readonly string[]) =>
     execFileAsync(file, args, { env, timeout: 60_000, encoding: "utf8" });
@@ -89,16 +106,20 @@ export async function startWinePrefix(): Promise<WinePrefix> {
   };
 
   try {
-    const reader = path.join(sandbox, "read-credential.exe");
-    const readerBuilt = run(MINGW_GCC, [
-      "-municode",
-      "-O2",
-      "-s",
-      "-o",
-      reader,
-      path.join(SOURCES, "read-credential.c"),
-      "-ladvapi32",
-    ]);
+    const tool = (name: string) => path.join(sandbox, `${name}.exe`);
+    const toolsBuilt = Promise.all(
+      ["read-credential", "write-credential", "load-library"].map((name) =>
+        run(MINGW_GCC, [
+          "-municode",
+          "-O2",
+          "-s",
+          "-o",
+          tool(name),
+          path.join(SOURCES, `${name}.c`),
+          "-ladvapi32",
+        ]),
+      ),
+    );
     await runDetached(wine.loader, ["wineboot", "-i"], env);
     // Wine's own services (services.exe, explorer.exe, ...) are started by the first program
     // of a session, inherit its stdout and stderr, and stop a few seconds after the last
@@ -116,7 +137,7 @@ export async function startWinePrefix(): Promise<WinePrefix> {
       path.join(SOURCES, "bcryptprimitives.c"),
       "-ladvapi32",
     ]);
-    await readerBuilt;
+    await toolsBuilt;
     const appDataWindows = (await run(wine.loader, ["cmd", "/c", "echo %APPDATA%"])).stdout.trim();
     const appData = (await run(wine.loader, ["winepath", "-u", appDataWindows])).stdout.trim();
 
@@ -126,14 +147,39 @@ export async function startWinePrefix(): Promise<WinePrefix> {
       command: (exe) => [wine.loader, exe],
       async readCredential(target) {
         try {
-          const { stdout } = await run(wine.loader, [reader, target]);
-          const [lastWritten, hex] = stdout.trim().split(" ");
-          if (lastWritten === undefined || hex === undefined) {
+          const { stdout } = await run(wine.loader, [tool("read-credential"), target]);
+          const fields = stdout.trim().split(" ");
+          const [lastWritten, hex, persist, flags, attributeCount, ...strings] = fields;
+          if (hex === undefined || attributeCount === undefined || strings.length !== 3) {
             throw new Error(`read-credential printed ${JSON.stringify(stdout)}`);
           }
-          return { lastWritten, blob: Buffer.from(hex, "hex") };
+          const [userName, comment, targetAlias] = strings.map((field) =>
+            field === "-" ? undefined : Buffer.from(field.slice(1), "hex").toString("utf8"),
+          );
+          return {
+            lastWritten: lastWritten!,
+            blob: Buffer.from(hex, "hex"),
+            persist: Number(persist),
+            flags: Number(flags),
+            attributeCount: Number(attributeCount),
+            userName,
+            comment,
+            targetAlias,
+          };
         } catch (error) {
           if ((error as { code?: unknown }).code === 1) return undefined;
+          throw error;
+        }
+      },
+      async writeLandedCredential(target, userName, blob) {
+        await run(wine.loader, [tool("write-credential"), target, userName, blob.toString("hex")]);
+      },
+      async canLoadLibrary(name) {
+        try {
+          await run(wine.loader, [tool("load-library"), name]);
+          return true;
+        } catch (error) {
+          if ((error as { code?: unknown }).code === 1) return false;
           throw error;
         }
       },

@@ -17,7 +17,7 @@ import { TARGET_NAMES } from "../../../scripts/targets.ts";
 const BASE = "https://example.test/v1.2.3";
 const archives: ReleaseArchive[] = TARGET_NAMES.map((target, index) => ({
   target,
-  file: `terraform-credentials-keychain_1.2.3_${target}.${target === "win-x64" ? "zip" : "tar.xz"}`,
+  file: `terraform-credentials-keychain_1.2.3_${target}.${target.startsWith("win-") ? "zip" : "tar.xz"}`,
   sha256: String(index).repeat(64),
 }));
 
@@ -74,18 +74,26 @@ describe("Homebrew formula", () => {
 });
 
 describe("Scoop manifest", () => {
-  test("names the win-x64 zip and its hash, and the .exe", () => {
+  test("names the win-x64 and win-arm64 zips and their hashes, and the .exe", () => {
     const manifest = JSON.parse(JSON.stringify(scoopManifest("1.2.3", archives, BASE))) as {
       version: string;
-      architecture: { "64bit": { url: string; hash: string } };
+      architecture: Record<string, { url: string; hash: string }>;
       bin: string;
     };
-    const windows = archives.find((one) => one.target === "win-x64")!;
+    const x64 = archives.find((one) => one.target === "win-x64")!;
+    const arm64 = archives.find((one) => one.target === "win-arm64")!;
     assert.equal(manifest.version, "1.2.3");
     assert.deepEqual(manifest.architecture, {
-      "64bit": { url: `${BASE}/${windows.file}`, hash: windows.sha256 },
+      "64bit": { url: `${BASE}/${x64.file}`, hash: x64.sha256 },
+      arm64: { url: `${BASE}/${arm64.file}`, hash: arm64.sha256 },
     });
     assert.equal(manifest.bin, "terraform-credentials-keychain.exe");
+  });
+
+  test("leaves arm64 out of a release without the win-arm64 archive", () => {
+    const x64Only = archives.filter((one) => one.target !== "win-arm64");
+    const manifest = scoopManifest("1.2.3", x64Only, BASE) as { architecture: object };
+    assert.deepEqual(Object.keys(manifest.architecture), ["64bit"]);
   });
 
   test("refuses a release without the win-x64 archive", () => {
