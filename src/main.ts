@@ -38,6 +38,7 @@ async function main(): Promise<number> {
       homedir: os.homedir(),
       execPath: process.execPath,
       isSea: isSingleExecutable(),
+      ...(process.getuid === undefined ? {} : { uid: process.getuid() }),
       processes: { pid: process.pid, isAlive },
     },
     {

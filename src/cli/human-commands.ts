@@ -94,10 +94,11 @@ export function humanHandlers(
     },
 
     async import(options, flags) {
-      const [{ importCredentials }, { locationsOf }] = await Promise.all([
+      const [{ importCredentials }, { locationsOf, refuseRootInOthersHome }] = await Promise.all([
         import("../commands/import.ts"),
         import("../commands/install.ts"),
       ]);
+      refuseRootInOthersHome(io);
       const locations = locationsOf(io);
       const report = await importCredentials(await openStore(options), locations, flags);
       if (report.hosts.length === 0) {

@@ -17,6 +17,8 @@ export interface Io {
   readonly execPath: string;
   /** True when running as a single executable application. */
   readonly isSea: boolean;
+  /** The user this process runs as (POSIX); undefined on Windows. */
+  readonly uid?: number;
   /** This process's id, and whether another is still running (for the pass store's lock). */
   readonly processes?: { readonly pid: number; isAlive(pid: number): boolean };
 }

@@ -24,7 +24,29 @@ import { modeIfExists, readTextIfExists, stageFile } from "../system/files.ts";
 /** The name in `credentials_helper "keychain" {}`; Terraform adds the `terraform-credentials-` prefix. */
 export const HELPER_BLOCK_NAME = "keychain";
 
-export type Machine = Pick<Io, "env" | "platform" | "arch" | "homedir" | "execPath" | "isSea">;
+export type Machine = Pick<
+  Io,
+  "env" | "platform" | "arch" | "homedir" | "execPath" | "isSea" | "uid"
+>;
+
+/**
+ * Refuses to write into another user's home as root (`sudo -E`, or sudo keeping HOME): the
+ * config, plugin directory and files made there would belong to root, and the user's own
+ * Terraform and helper could then not use or replace them.
+ */
+export function refuseRootInOthersHome(machine: Pick<Machine, "uid" | "homedir">): void {
+  if (machine.uid !== 0) return;
+  let owner;
+  try {
+    owner = statSync(machine.homedir).uid;
+  } catch {
+    return; // No home to protect.
+  }
+  if (owner === 0) return;
+  throw new CliError(
+    `this runs as root, but HOME (${machine.homedir}) belongs to user id ${owner}: what it wrote there would belong to root, and that user's Terraform could not use it; run it as that user, without sudo`,
+  );
+}
 
 export interface ConfigChange {
   readonly file: string;
@@ -71,6 +93,7 @@ export function planInstall(
       'install copies the built executable: run "npm run build", then "dist/terraform-credentials-keychain install"',
     );
   }
+  refuseRootInOthersHome(machine);
   const locations = locationsOf(machine);
   refuseSecondHelper(locations);
   const notes = openTofuTakeover(machine, locations)
@@ -178,6 +201,7 @@ export interface UninstallPlan {
 
 /** What `uninstall` would do: remove the plugin file and our block, keeping the rest of each file. */
 export function planUninstall(machine: Machine, force = false): UninstallPlan {
+  refuseRootInOthersHome(machine);
   const locations = locationsOf(machine);
   const configs = configFiles(locations).map(({ file, tools }): ConfigChange => {
     const link = linkTargetOf(file);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  chownSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -383,6 +384,35 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
     box.write(extra, JSON.stringify({ credentials_helper: { keychain: {} } }), 0o600);
     const plan = planUninstall(box.machine);
     assert.deepEqual(plan.helper.keptFor, [extra]);
+  });
+
+  test("as root in another user's HOME (sudo -E): refused, nothing created", (t) => {
+    const box = sandbox(t);
+    if (process.getuid?.() !== 0) {
+      t.skip("needs root to give HOME to another user");
+      return;
+    }
+    chownSync(box.home, 65534, 65534);
+    const message = `this runs as root, but HOME (${box.home}) belongs to user id 65534: what it wrote there would belong to root, and that user's Terraform could not use it; run it as that user, without sudo`;
+    assert.throws(() => planInstall({ ...box.machine, uid: 0 }, [], false), new CliError(message));
+    assert.throws(() => planUninstall({ ...box.machine, uid: 0 }), new CliError(message));
+    assert.deepEqual(filesUnder(box.home), []);
+    // The same user, or root in root's own HOME, goes ahead.
+    assert.doesNotThrow(() => planInstall({ ...box.machine, uid: 65534 }, [], false));
+  });
+
+  test("a CLI config that is a device is refused, and stays a device", (t) => {
+    const box = sandbox(t);
+    const device = path.join(box.root, "null");
+    const made = spawnSync("mknod", [device, "c", "1", "3"], { encoding: "utf8" });
+    if (made.status !== 0) {
+      t.skip(`mknod is not permitted here (${made.stderr.trim()})`);
+      return;
+    }
+    const machine = { ...box.machine, env: { TF_CLI_CONFIG_FILE: device } };
+    assert.throws(() => install({ ...box, machine }), /is a character device, not a regular file/);
+    assert.ok(lstatSync(device).isCharacterDevice());
+    assert.equal(existsSync(box.plugin), false);
   });
 
   test("not a single executable: refused with how to build one, nothing touched", (t) => {
