@@ -1,4 +1,4 @@
-import { fstatSync, writeSync } from "node:fs";
+import { fstatSync, readSync, writeSync } from "node:fs";
 import process from "node:process";
 import type { TextSink } from "../cli/io.ts";
 import { systemErrorMessage } from "../errors.ts";
@@ -88,12 +88,16 @@ export function standardOutput(fd: number, stream: () => NodeJS.WriteStream): Te
 /**
  * Standard input, read asynchronously so that a read that waits (a terminal, a pipe nobody
  * closes) still lets signals and the deadline end the process. On Linux and macOS Bun reads
- * the descriptor itself, which is also cheaper than a blocking readSync loop; Node (from
- * source) and Windows get process.stdin (Bun.stdin fails there with EBADF on a pipe).
+ * the descriptor itself, which is also cheaper than a blocking readSync loop; from source,
+ * Node's process.stdin does the same.
  */
 export async function* standardInput(): AsyncGenerator<Uint8Array> {
   const bun = (globalThis as { Bun?: { stdin: { stream(): ReadableStream<Uint8Array> } } }).Bun;
-  if (bun === undefined || process.platform === "win32") {
+  if (process.platform === "win32") {
+    yield* windowsInput();
+    return;
+  }
+  if (bun === undefined) {
     yield* useStream(() => process.stdin);
     return;
   }
@@ -107,4 +111,26 @@ export async function* standardInput(): AsyncGenerator<Uint8Array> {
   } finally {
     reader.releaseLock();
   }
+}
+
+/**
+ * Windows: Bun's asynchronous stdin (Bun.stdin and process.stdin alike) fails on a pipe
+ * with EBADF (seen under Wine), so a pipe is read with blocking reads, as before; there,
+ * Ctrl-C and the deadline wait for the read. A console gets the stream: only it speaks the
+ * console's UTF-16.
+ */
+async function* windowsInput(): AsyncGenerator<Uint8Array> {
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  while (!isWindowsConsole(0)) {
+    let length;
+    try {
+      length = readSync(0, buffer);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EOF") return;
+      break;
+    }
+    if (length === 0) return;
+    yield new Uint8Array(buffer.subarray(0, length));
+  }
+  yield* useStream(() => process.stdin);
 }

@@ -50,11 +50,11 @@ export interface HelperRunOptions {
 }
 
 /**
- * Wine's own failure to talk to its wineserver ("wine client error:230: sendmsg: Socket
+ * Wine's own failure to talk to its wineserver ("wine client error:4dc: sendmsg: Socket
  * operation on non-socket", ":550:"), seen about once in a few hundred Wine processes on a
  * loaded machine: Wine's IPC, before or around the helper, not the helper's doing.
  */
-const WINE_CLIENT_ERROR = /^wine client error:\d+:/m;
+const WINE_CLIENT_ERROR = /^wine client error:[0-9a-f]+:/m;
 
 /**
  * Runs the built helper with `args` and collects what it printed. Under Wine, a run that

@@ -18,8 +18,6 @@ export interface ProtocolSuiteOptions {
   readonly parallel?: number;
   /** How long one call of the helper may take before it is killed (default 20 s). */
   readonly timeoutMs?: number;
-  /** Why `list` is known not to work on this backend yet: its test is then a todo. */
-  readonly listTodo?: string;
 }
 
 /**
@@ -116,10 +114,9 @@ export function describeProtocol(
       assert.equal(await getText("profiles.example.com"), "{}\n");
     });
 
-    // keyring-node's Windows findCredentials decodes every blob as UTF-16, which an object
+    // keyring-node's Windows findCredentials decoded every blob as UTF-16, which an object
     // of odd byte length (raw UTF-8, as the helper stores it) is not: list must still name it.
-    const listOptions = options.listTodo === undefined ? {} : { todo: options.listTodo };
-    test("list names every host, whatever the byte length of its object", listOptions, async () => {
+    test("list names every host, whatever the byte length of its object", async () => {
       const objects = {
         "odd-length.example.com": '{"token":"odd"}',
         "even-length.example.com": '{"token":"even"}',

@@ -56,6 +56,19 @@ export function createCredentialManagerStore(
       }
       try {
         call("write to", () => api.write(targetName(host), host, blob));
+      } catch (error) {
+        // Wine keeps credentials as registry keys, whose names stop at 255 characters with
+        // its own prefix: a long host fails there (not on Windows) with a code that says
+        // nothing of it. Name the likely cause.
+        const name = targetName(host);
+        if (error instanceof CliError && name.length > 220) {
+          throw new CliError(
+            `${error.message} (the entry's name, ${name.length} characters, may be longer than this Credential Manager takes: Wine keeps at most about 240)`,
+            undefined,
+            { cause: error },
+          );
+        }
+        throw error;
       } finally {
         blob.fill(0);
       }
