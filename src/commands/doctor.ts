@@ -120,7 +120,7 @@ async function storeChecks(
   openStore: () => CredentialStore | Promise<CredentialStore>,
 ): Promise<Check[]> {
   const keychain = await probeKeychain(io, options.service);
-  const pass = probePass(io.env, io.homedir, io.platform);
+  const pass = await probePass(io.env, io.homedir, io.platform);
   const probes: Record<GlobalOptions["backend"], ProbeResult> = { keychain, pass };
   const available = (Object.keys(probes) as GlobalOptions["backend"][]).map(
     (backend) =>

@@ -1,15 +1,21 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
-import { passStoreDir } from "./pass-store.ts";
+import { gpgDecrypts, storeRecipients } from "./gpg-probe.ts";
+import { passStoreDir, TOP_FOLDER } from "./pass-store.ts";
 import type { ProbeResult } from "./probe-result.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * Whether the pass store can work here, found without running gpg (which could ask for a
- * passphrase): `pass` on PATH, and a store that `pass init` has set up.
+ * Whether the pass store can work here, as a `get` from Terraform would find it: `pass` on
+ * PATH, a store that `pass init` has set up, and a gpg key that decrypts without a person
+ * (see `gpgDecrypts`). Never touches a stored entry, and never pops a pinentry.
  */
-export function probePass(env: Env, homedir: string, platform: NodeJS.Platform): ProbeResult {
+export async function probePass(
+  env: Env,
+  homedir: string,
+  platform: NodeJS.Platform,
+): Promise<ProbeResult> {
   const onPath = (env.PATH ?? "")
     .split(path.delimiter)
     .filter((dir) => dir !== "")
@@ -41,9 +47,18 @@ export function probePass(env: Env, homedir: string, platform: NodeJS.Platform):
       safeToOpen: false,
     };
   }
+  const verdict = await gpgDecrypts(env, storeRecipients(storeDir, TOP_FOLDER), 5000);
+  if (!verdict.ok) {
+    return {
+      status: "fail",
+      summary: `the password store in ${storeDir} is initialised, but ${verdict.reason}`,
+      fix: 'unlock the key once in a terminal (run "pass show" on any entry, or "gpg --decrypt" on a file encrypted to it), or use a key without a passphrase on build machines',
+      safeToOpen: false,
+    };
+  }
   return {
     status: "ok",
-    summary: `pass is installed and ${storeDir} is initialised`,
+    summary: `pass is installed, ${storeDir} is initialised, and its gpg key decrypts without a passphrase prompt`,
     safeToOpen: true,
   };
 }

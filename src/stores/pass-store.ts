@@ -9,6 +9,7 @@ import type { Hostname } from "../protocol/hostname.ts";
 import { canonicalHostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "./credential-store.ts";
 import { registerCleanup } from "../system/exit-cleanups.ts";
+import { gpgDecrypts, storeRecipients } from "./gpg-probe.ts";
 
 /** What `createPassStore` needs; everything comes in as values, nothing is read globally. */
 export interface PassStoreOptions {
@@ -79,6 +80,19 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
 
   const pass = (args: readonly string[], stdin?: string) =>
     withStoreLock(storeDir, timeoutMs, options.processes, () => runPass(args, env, stdin, context));
+  // What doctor finds, store says: a key that is here but cannot decrypt without a
+  // passphrase would let login succeed and every later get fail. Other failures (no such
+  // key, no store) are left to pass, which names them. Run under the lock, as gpg is.
+  const refuseLockedKey = async () => {
+    const recipients = storeRecipients(storeDir, folder);
+    if (recipients.length === 0) return;
+    const verdict = await gpgDecrypts(env, recipients, timeoutMs);
+    if (!verdict.ok && verdict.kind === "locked") {
+      throw new CliError(
+        `could not store in pass: ${verdict.reason}; unlock the key once in a terminal (run "pass show" on any entry), or use a key without a passphrase on build machines. Nothing was stored`,
+      );
+    }
+  };
 
   return {
     async get(host) {
@@ -92,7 +106,11 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
       const name = entryName(host);
       // Written with a final newline, as `pass insert` without --multiline would (`echo`), so
       // the entry looks like any other to `pass show`; `get` takes it off again.
-      const result = await pass(["insert", "--multiline", "--force", name], `${secret}\n`);
+      const args = ["insert", "--multiline", "--force", name];
+      const result = await withStoreLock(storeDir, timeoutMs, options.processes, async () => {
+        await refuseLockedKey();
+        return runPass(args, env, `${secret}\n`, context);
+      });
       // pass exits 0 even when its git commit fails (no `set -e`, and it ends in `exit 0`): the
       // entry is written and encrypted by then, so that is success, as it is for pass.
       if (result.code !== 0) throw passFailure("write to", name, result, context);
@@ -161,7 +179,7 @@ export function decodeHostFromPath(segment: string): Hostname | undefined {
   return canonicalHostname(text);
 }
 
-const TOP_FOLDER = "terraform-credentials";
+export const TOP_FOLDER = "terraform-credentials";
 const ENTRY_SUFFIX = ".gpg";
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DOT = 0x2e;

@@ -25,7 +25,7 @@ import { lstatSync, symlinkSync } from "node:fs";
 
 /** True when `file` exists, a dangling symlink included. */
 const present = (file: string) => lstatSync(file, { throwIfNoEntry: false }) !== undefined;
-import { helperCommand } from "../support/helper-process.ts";
+import { helperCommand, runHelper as runHelperProcess } from "../support/helper-process.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
 
 const ONLY_ON_LINUX = linuxOnly("the pass store suite");
@@ -399,8 +399,27 @@ describe("pass store errors", { skip: ONLY_ON_LINUX }, () => {
     const locked = await startPassSession({ passphrase: "correct horse" });
     try {
       const store = openStore(locked);
-      // Encrypting needs only the public key.
-      await store.store(host("locked.example.com"), '{"token":"SECRET-locked"}');
+      // Encrypting needs only the public key: pass alone would store, and every later get
+      // would fail. store says so first, as doctor does, and stores nothing.
+      const refused = await assertQuickCliError(
+        () => store.store(host("locked.example.com"), '{"token":"SECRET-locked"}'),
+        /needs a passphrase that gpg-agent has not cached/,
+        /Nothing was stored/,
+      );
+      assert.doesNotMatch(refused.message, /SECRET/);
+      assert.equal(await store.list().then((hosts) => hosts.length), 0);
+      // An entry already there (written while the key was unlocked) is refused on read.
+      const inserted = spawnSync(
+        "pass",
+        [
+          "insert",
+          "--multiline",
+          "--force",
+          "terraform-credentials/terraform-credentials/locked.example.com",
+        ],
+        { env: locked.env, input: '{"token":"SECRET-locked"}\n', encoding: "utf8" },
+      );
+      assert.equal(inserted.status, 0, inserted.stderr);
       const error = await assertQuickCliError(
         () => store.get(host("locked.example.com")),
         /unlock the key first/,
@@ -509,3 +528,40 @@ describe("pass store errors", { skip: ONLY_ON_LINUX }, () => {
     }
   });
 });
+
+describe(
+  "doctor with --backend pass finds what terraform init would meet",
+  { skip: ONLY_ON_LINUX },
+  () => {
+    for (const [what, passphrase, ok] of [
+      ["a key without a passphrase: the store check is ok", undefined, true],
+      [
+        "a key whose passphrase no one can type here: doctor fails and says so",
+        "correct horse",
+        false,
+      ],
+    ] as const) {
+      test(what, async () => {
+        const session = await startPassSession(passphrase === undefined ? {} : { passphrase });
+        try {
+          const doctor = await runHelperProcess(["--backend", "pass", "doctor"], {
+            env: session.env,
+          });
+          const line = doctor.stdout
+            .split("\n")
+            .find((text) => text.includes("store --backend pass"));
+          assert.ok(line !== undefined, doctor.stdout);
+          if (ok) {
+            assert.match(line, /^ok /, doctor.stdout);
+          } else {
+            assert.match(line, /^FAIL /, doctor.stdout);
+            assert.match(line, /needs a passphrase that gpg-agent has not cached/);
+            assert.notEqual(doctor.code, 0);
+          }
+        } finally {
+          await session.close();
+        }
+      });
+    }
+  },
+);
