@@ -17,6 +17,7 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -88,6 +89,9 @@ execFileSync(
     `--outfile=${executable}`,
     "--minify",
     "--bytecode",
+    // Debug traces (TF_CREDENTIALS_KEYCHAIN_DEBUG=1) name src/ files and lines, not the
+    // minified bundle's /$bunfs/root/...:76:2802.
+    "--sourcemap=linked",
     // A call lives ~15 ms: compiling hot code (the Diffie-Hellman loop, the wire codec) costs
     // more than it saves. A tier-up threshold 1000 times the default keeps nearly everything in
     // the interpreter: measured here, a get took 15.2 ms instead of 19.5 ms and 42.6 MiB
@@ -109,6 +113,11 @@ execFileSync(
   // Bun's progress lines are noise; its errors go to stderr.
   { cwd: work, stdio: ["ignore", "ignore", "inherit"] },
 );
+// The executable carries its source map; the copies Bun also writes beside it would only
+// end up in the release archives.
+for (const name of readdirSync(outDir)) {
+  if (name.endsWith(".map")) rmSync(path.join(outDir, name));
+}
 if (target.os === "darwin") signForMacOs(executable);
 if (targetName === host) {
   copyFileSync(executable, path.join(distDir, `terraform-credentials-keychain${target.exeSuffix}`));

@@ -233,6 +233,11 @@ describe("when the keychain cannot be reached", { skip: ONLY_ON_LINUX }, () => {
       assert.match(get.stderr, /--backend pass/);
       noTraceback(get.stderr);
       assert.ok(get.milliseconds < 5000, `took ${get.milliseconds} ms`);
+      // Asked for details, the trace names source files and lines (the embedded source map).
+      const debug = await runHelper(["get", "example.com"], {
+        env: { ...env, TF_CREDENTIALS_KEYCHAIN_DEBUG: "1" },
+      });
+      assert.match(debug.stderr, /src\/stores\/secret-service\/connection\.ts:\d+:\d+/);
       const store = await runHelper(["store", "example.com"], { env, stdin: bigInput });
       assertOneLineFailure(store);
       assert.ok(store.stdinDrained, "stdin was not read to EOF");
