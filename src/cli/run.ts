@@ -31,11 +31,18 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
   const stdin = { read: false };
   const inputLimits = (options: Pick<GlobalOptions, "timeout">) => ({
     maxBytes: MAX_CREDENTIALS_BYTES,
-    timeoutSeconds: timeoutSeconds(options, io.env),
+    // A person at a terminal types or pastes: minutes, not the seconds a pipe gets.
+    timeoutSeconds: Math.max(timeoutSeconds(options, io.env), io.stdinIsTTY ? 300 : 0),
     source: "the credentials object on stdin",
   });
   const readStdin = async (options: GlobalOptions) => {
     stdin.read = true;
+    if (io.stdinIsTTY) {
+      // Terraform never gives a terminal; a person running store by hand does.
+      io.stderr.write(
+        'Type or paste the credentials object, such as {"token":"..."}, then press Ctrl-D (nothing is shown):\n',
+      );
+    }
     return readInput(io.stdin, inputLimits(options));
   };
 

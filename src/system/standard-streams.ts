@@ -97,6 +97,10 @@ export async function* standardInput(): AsyncGenerator<Uint8Array> {
     yield* windowsInput();
     return;
   }
+  if (isTerminal(0)) {
+    yield await terminalInput();
+    return;
+  }
   if (bun === undefined) {
     yield* useStream(() => process.stdin);
     return;
@@ -110,6 +114,53 @@ export async function* standardInput(): AsyncGenerator<Uint8Array> {
     }
   } finally {
     reader.releaseLock();
+  }
+}
+
+function isTerminal(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice() && process.stdin.isTTY;
+  } catch {
+    return false;
+  }
+}
+
+const CTRL_C = 0x03;
+const CTRL_D = 0x04;
+const BACKSPACE = [0x08, 0x7f];
+
+/**
+ * A credentials object typed or pasted at a terminal, without echo: the terminal goes into
+ * raw mode, so the token never appears on screen or in the scrollback. Enter is a line
+ * break, Backspace removes the last character, Ctrl-D ends the input, and Ctrl-C ends the
+ * helper as it would in cooked mode.
+ */
+async function terminalInput(): Promise<Uint8Array> {
+  const stdin = useStream(() => process.stdin);
+  const bytes: number[] = [];
+  stdin.setRawMode(true);
+  try {
+    for await (const chunk of stdin as AsyncIterable<Buffer>) {
+      for (const byte of chunk) {
+        if (byte === CTRL_C) {
+          stdin.setRawMode(false);
+          process.kill(process.pid, "SIGINT");
+          return new Uint8Array();
+        }
+        if (byte === CTRL_D) return Uint8Array.from(bytes);
+        if (BACKSPACE.includes(byte)) {
+          // Back over a whole UTF-8 character: its continuation bytes, then its lead byte.
+          while (bytes.length > 0 && ((bytes.at(-1) ?? 0) & 0xc0) === 0x80) bytes.pop();
+          bytes.pop();
+        } else bytes.push(byte === 0x0d ? 0x0a : byte);
+      }
+    }
+    return Uint8Array.from(bytes);
+  } finally {
+    stdin.setRawMode(false);
+    stdin.pause();
+    writeSync(2, "\n");
+    bytes.fill(0);
   }
 }
 
