@@ -195,6 +195,23 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     assert.equal(box.text(terraformrc), 'credentials_helper "other" {}\n');
   });
 
+  test("--force before install is read as install --force", async (t) => {
+    const { box, ioOptions, terraformrc } = temp(t);
+    box.write(terraformrc, 'credentials_helper "other" {}\n');
+    const outcome = await invoke(
+      ["--force", "install", "--dry-run"],
+      createMemoryStore(),
+      ioOptions,
+    );
+    assert.equal(outcome.code, 0, outcome.stderr);
+    assert.ok(
+      outcome.stdout.includes(
+        `config: ${terraformrc} (Terraform and OpenTofu): credentials_helper block would be replaced`,
+      ),
+      outcome.stdout,
+    );
+  });
+
   test("uninstall reports what it removed and that the tokens stay", async (t) => {
     const { box, ioOptions, target, terraformrc } = temp(t);
     box.write(terraformrc, "# mine\n", 0o600);
