@@ -17,6 +17,9 @@ export function humanHandlers(
   openStore: (options: GlobalOptions) => CredentialStore | Promise<CredentialStore>,
 ): HumanHandlers {
   const say = (line: string) => io.stdout.write(`${line}\n`);
+  const note = (line: string) => io.stderr.write(`${line}\n`);
+  const follow = async (given: Partial<GlobalOptions>, tell = note) =>
+    (await import("./followed-options.ts")).followedOptions(io, given, tell);
   return {
     async install(options, { force, dryRun }) {
       const { planInstall, applyInstall } = await import("../commands/install.ts");
@@ -60,7 +63,8 @@ export function humanHandlers(
       say(`      "${next("doctor")}" checks the set-up`);
     },
 
-    async uninstall(options, { force, dryRun }) {
+    async uninstall(given, { force, dryRun }) {
+      const options = await follow(given);
       const { planUninstall, applyUninstall } = await import("../commands/install.ts");
       const plan = planUninstall(io, force);
       const would = dryRun ? "would be " : "";
@@ -93,7 +97,8 @@ export function humanHandlers(
       );
     },
 
-    async import(options, flags) {
+    async import(given, flags) {
+      const options = await follow(given);
       const [{ importCredentials }, { locationsOf, refuseRootInOthersHome }] = await Promise.all([
         import("../commands/import.ts"),
         import("../commands/install.ts"),
@@ -130,13 +135,16 @@ export function humanHandlers(
         throw new CliError(`${failures} of ${report.hosts.length} hosts could not be imported`);
     },
 
-    async list(options, { json }) {
+    async list(given, { json }) {
+      const options = await follow(given);
       const hosts = await (await openStore(options)).list();
       if (json) say(JSON.stringify(hosts));
       else for (const host of hosts) say(host);
     },
 
-    async doctor(options) {
+    async doctor(given) {
+      // doctor's whole report is on stdout: so is the block it follows.
+      const options = await follow(given, say);
       const { runDoctor } = await import("../commands/doctor.ts");
       const checks = await runDoctor(io, version, options, helperArgs(options), () =>
         openStore(options),

@@ -25,19 +25,24 @@ export interface VerbHandlers {
 /** The commands for people, beside the protocol verbs; they never change what the verbs do. */
 export interface HumanHandlers {
   install(options: GlobalOptions, flags: { force: boolean; dryRun: boolean }): Promise<void>;
-  uninstall(options: GlobalOptions, flags: { force: boolean; dryRun: boolean }): Promise<void>;
+  // These take the options given on the command line, each absent when not given: they
+  // follow the installed block for the rest (see followed-options.ts).
+  uninstall(
+    given: Partial<GlobalOptions>,
+    flags: { force: boolean; dryRun: boolean },
+  ): Promise<void>;
   import(
-    options: GlobalOptions,
+    given: Partial<GlobalOptions>,
     flags: { keep: boolean; force: boolean; dryRun: boolean },
   ): Promise<void>;
-  list(options: GlobalOptions, flags: { json: boolean }): Promise<void>;
-  doctor(options: GlobalOptions): Promise<void>;
+  list(given: Partial<GlobalOptions>, flags: { json: boolean }): Promise<void>;
+  doctor(given: Partial<GlobalOptions>): Promise<void>;
 }
 
 /** `exec`: runs a command with the stored tokens in its environment. */
 export interface ExecHandler {
   exec(
-    options: GlobalOptions,
+    given: Partial<GlobalOptions>,
     flags: { hosts: Hostname[]; tfe: Hostname | undefined },
     command: readonly string[],
   ): Promise<void>;
@@ -64,15 +69,13 @@ export function buildProgram(
     .helpOption("-h, --help", "print this help")
     .option(
       "--service <name>",
-      "keep entries under this service name, for separate sets of credentials (profiles)",
+      `keep entries under this service name, for separate sets of credentials (profiles) (default: "${DEFAULT_SERVICE}"; list, exec, doctor, import and uninstall: the installed credentials_helper block's)`,
       parseServiceName,
-      DEFAULT_SERVICE,
     )
     .option(
       "--backend <store>",
-      `where to keep the entries: ${BACKENDS.join(" or ")} (pass: the standard Unix password store, for machines without a desktop keyring)`,
+      `where to keep the entries: ${BACKENDS.join(" or ")} (pass: the standard Unix password store, for machines without a desktop keyring) (default: keychain; list, exec, doctor, import and uninstall: the installed credentials_helper block's)`,
       parseBackend,
-      "keychain",
     )
     .option(
       "--timeout <seconds>",
@@ -168,7 +171,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
     .option("--force", "remove the executable even when another CLI config still names it")
     .option("--dry-run", "print what would be done and change nothing")
     .action(async (flags: { force?: boolean; dryRun?: boolean }, command: Command) => {
-      await handlers.uninstall(globalOptions(command), {
+      await handlers.uninstall(givenOptions(command), {
         force: flags.force === true,
         dryRun: flags.dryRun === true,
       });
@@ -182,7 +185,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
     .option("--dry-run", "print what would be done and change nothing")
     .action(
       async (flags: { keep?: boolean; force?: boolean; dryRun?: boolean }, command: Command) => {
-        await handlers.import(globalOptions(command), {
+        await handlers.import(givenOptions(command), {
           keep: flags.keep === true,
           force: flags.force === true,
           dryRun: flags.dryRun === true,
@@ -195,7 +198,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
     .description("print the hosts that have credentials (names only)")
     .option("--json", "print a JSON array")
     .action(async (flags: { json?: boolean }, command: Command) => {
-      await handlers.list(globalOptions(command), { json: flags.json === true });
+      await handlers.list(givenOptions(command), { json: flags.json === true });
     });
   program
     .command("doctor")
@@ -204,7 +207,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
       "check the keychain, the installation and the CLI config, and say how to fix what is wrong",
     )
     .action(async (_flags: unknown, command: Command) => {
-      await handlers.doctor(globalOptions(command));
+      await handlers.doctor(givenOptions(command));
     });
   program
     .command("exec")
@@ -236,7 +239,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
           );
         }
         await handlers.exec(
-          globalOptions(self),
+          givenOptions(self),
           { hosts: flags.host ?? [], tfe: flags.tfe },
           command,
         );
@@ -370,8 +373,19 @@ export function commandOptionsAfterCommand(argv: readonly string[]): string[] {
 
 const HUMAN_COMMAND_NAMES = ["install", "uninstall", "import", "list", "doctor", "exec"] as const;
 
-/** The root's options only: a command's own flags (--json, --force) are not among them. */
+/** The root's options given on the command line, each absent when not given. */
+function givenOptions(command: Command): Partial<GlobalOptions> {
+  // Only the root's: a command's own flags (--json, --force) are not among them.
+  const { service, backend, timeout } = command.optsWithGlobals<Partial<GlobalOptions>>();
+  return {
+    ...(service === undefined ? {} : { service }),
+    ...(backend === undefined ? {} : { backend }),
+    ...(timeout === undefined ? {} : { timeout }),
+  };
+}
+
+/** The root's options, the defaults for those not given. */
 function globalOptions(command: Command): GlobalOptions {
-  const { service, backend, timeout } = command.optsWithGlobals<GlobalOptions>();
-  return { service, backend, ...(timeout === undefined ? {} : { timeout }) };
+  const { service = DEFAULT_SERVICE, backend = "keychain", ...rest } = givenOptions(command);
+  return { service, backend, ...rest };
 }

@@ -15,6 +15,8 @@ import { otherHelperFiles, readConfigDirFiles, type ConfigDirFile } from "./conf
 import { outputOf } from "../system/probe-output.ts";
 import { commandLine, storeName } from "../cli/command-line.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
+import { optionsOfArgs } from "../cli/protocol-call.ts";
+import { DEFAULT_SERVICE } from "../cli/options.ts";
 
 export interface Check {
   readonly status: "ok" | "warn" | "fail";
@@ -257,7 +259,14 @@ function configCheck(
     };
   }
   const args = ours.args ?? [];
-  if (args.join("\0") !== helperArgs.join("\0")) {
+  // The same store counts as the same args, whatever their order or a --timeout.
+  const selects = (words: readonly string[]) => {
+    const options = optionsOfArgs(words);
+    return options === undefined
+      ? words.join("\0")
+      : `${options.backend ?? "keychain"}\0${options.service ?? DEFAULT_SERVICE}`;
+  };
+  if (selects(args) !== selects(helperArgs)) {
     return {
       status: "warn",
       title: `CLI config ${file} (${tools}) runs the helper with args ${JSON.stringify(args)}`,

@@ -40,6 +40,7 @@ async function invoke(
       opened.push(options);
       return store;
     },
+    runCommand: () => Promise.resolve({ kind: "exited", code: 0 }),
   };
   const code = await run(argv, io, deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
@@ -414,3 +415,153 @@ describe("doctor", { skip: process.platform === "win32" && "runs a shell script"
     assert.ok(!outcome.stdout.includes(SECRET));
   });
 });
+
+describe(
+  "commands for people follow the installed block",
+  { skip: process.platform === "win32" && "POSIX paths" },
+  () => {
+    const PASS_WORK =
+      'credentials_helper "keychain" {\n  args = ["--backend", "pass", "--service", "work"]\n}\n';
+
+    function temp(t: TestContext, block = PASS_WORK) {
+      const box = createTempHome(t, "tfck-follow-");
+      const terraformrc = box.inHome(".terraformrc");
+      box.write(terraformrc, block, 0o600);
+      const ioOptions: FakeIoOptions = { env: {}, platform: "linux", homedir: box.home };
+      return { box, terraformrc, ioOptions };
+    }
+
+    for (const command of [["list"], ["import"], ["exec", "--", "true"]]) {
+      test(`${command[0] ?? ""} with no options uses the block's --backend and --service and says so on stderr`, async (t) => {
+        const { terraformrc, ioOptions } = temp(t);
+        const opened: GlobalOptions[] = [];
+        const outcome = await invoke(command, createMemoryStore(), ioOptions, opened);
+        assert.deepEqual(opened, [{ service: "work", backend: "pass" }]);
+        assert.ok(
+          outcome.stderr.startsWith(
+            `following the credentials_helper block in ${terraformrc}: --backend pass --service work\n`,
+          ),
+          outcome.stderr,
+        );
+      });
+    }
+
+    test("options on the command line win, one by one", async (t) => {
+      const { ioOptions } = temp(t);
+      const opened: GlobalOptions[] = [];
+      await invoke(["--backend", "keychain", "list"], createMemoryStore(), ioOptions, opened);
+      assert.deepEqual(opened, [{ service: "work", backend: "keychain" }]);
+      opened.length = 0;
+      const outcome = await invoke(
+        ["--backend", "keychain", "--service", "terraform-credentials", "list"],
+        createMemoryStore(),
+        ioOptions,
+        opened,
+      );
+      assert.deepEqual(opened, [{ service: "terraform-credentials", backend: "keychain" }]);
+      assert.equal(outcome.stderr, "", "nothing followed, nothing said");
+    });
+
+    test("a block without args: the defaults, and nothing said", async (t) => {
+      const { ioOptions } = temp(t, BLOCK);
+      const opened: GlobalOptions[] = [];
+      const outcome = await invoke(
+        ["list"],
+        createMemoryStore({ "a.example.com": "{}" }),
+        ioOptions,
+        opened,
+      );
+      assert.deepEqual(opened, [{ service: "terraform-credentials", backend: "keychain" }]);
+      assert.deepEqual([outcome.stdout, outcome.stderr], ["a.example.com\n", ""]);
+    });
+
+    test("the block's --timeout is followed too", async (t) => {
+      const { ioOptions } = temp(
+        t,
+        'credentials_helper "keychain" {\n  args = ["--timeout", "7"]\n}\n',
+      );
+      const opened: GlobalOptions[] = [];
+      await invoke(["list"], createMemoryStore(), ioOptions, opened);
+      assert.deepEqual(opened, [
+        { service: "terraform-credentials", backend: "keychain", timeout: 7 },
+      ]);
+    });
+
+    test("TF_CLI_CONFIG_FILE chooses the block: a profile's", async (t) => {
+      const { box, ioOptions } = temp(t);
+      const profile = box.inHome(".terraformrc-personal");
+      box.write(
+        profile,
+        'credentials_helper "keychain" {\n  args = ["--service", "personal"]\n}\n',
+      );
+      const opened: GlobalOptions[] = [];
+      const outcome = await invoke(
+        ["list"],
+        createMemoryStore(),
+        { ...ioOptions, env: { TF_CLI_CONFIG_FILE: profile } },
+        opened,
+      );
+      assert.deepEqual(opened, [{ service: "personal", backend: "keychain" }]);
+      assert.match(outcome.stderr, new RegExp(`block in ${profile}: --service personal\n`));
+    });
+
+    test("with only OpenTofu's XDG tofurc, its block is the one followed", async (t) => {
+      const box = createTempHome(t, "tfck-follow-tofu-");
+      const xdg = box.inHome(".config");
+      box.write(path.join(xdg, "opentofu", "tofurc"), PASS_WORK, 0o600);
+      const opened: GlobalOptions[] = [];
+      await invoke(
+        ["list"],
+        createMemoryStore(),
+        { env: { XDG_CONFIG_HOME: xdg }, platform: "linux", homedir: box.home },
+        opened,
+      );
+      assert.deepEqual(opened, [{ service: "work", backend: "pass" }]);
+    });
+
+    test("args that are no options of ours: said on stderr, the defaults used", async (t) => {
+      const { terraformrc, ioOptions } = temp(
+        t,
+        'credentials_helper "keychain" {\n  args = ["--verbose"]\n}\n',
+      );
+      const opened: GlobalOptions[] = [];
+      const outcome = await invoke(["list"], createMemoryStore(), ioOptions, opened);
+      assert.deepEqual(opened, [{ service: "terraform-credentials", backend: "keychain" }]);
+      assert.match(
+        outcome.stderr,
+        new RegExp(`^the args of the credentials_helper block in ${terraformrc} are not options`),
+      );
+    });
+
+    test("doctor says in its report which block it follows, and checks that store", async (t) => {
+      const { terraformrc, ioOptions } = temp(t);
+      const opened: GlobalOptions[] = [];
+      const outcome = await invoke(["doctor"], createMemoryStore(), ioOptions, opened);
+      const lines = outcome.stdout.split("\n");
+      assert.equal(
+        lines[0],
+        `following the credentials_helper block in ${terraformrc}: --backend pass --service work`,
+      );
+      assert.ok(
+        lines.some((line) => line.includes('store --backend pass (service "work")')),
+        outcome.stdout,
+      );
+      assert.ok(!outcome.stdout.includes("--backend keychain (service"), outcome.stdout);
+      assert.ok(!outcome.stdout.includes("runs the helper with args"), outcome.stdout);
+    });
+
+    test("uninstall names the store the block used", async (t) => {
+      const { ioOptions } = temp(t);
+      const outcome = await invoke(["uninstall"], createMemoryStore(), ioOptions);
+      assert.equal(outcome.code, 0, outcome.stderr);
+      assert.match(outcome.stdout, /stay in pass/);
+    });
+
+    test("get, store and forget never follow it: Terraform gives them their args", async (t) => {
+      const { ioOptions } = temp(t);
+      const opened: GlobalOptions[] = [];
+      await invoke(["get", "a.example.com"], createMemoryStore(), ioOptions, opened);
+      assert.deepEqual(opened, [{ service: "terraform-credentials", backend: "keychain" }]);
+    });
+  },
+);
