@@ -29,7 +29,7 @@ export interface HumanHandlers {
   // follow the installed block for the rest (see followed-options.ts).
   uninstall(
     given: Partial<GlobalOptions>,
-    flags: { force: boolean; dryRun: boolean },
+    flags: { force: boolean; dryRun: boolean; forget: boolean },
   ): Promise<void>;
   import(
     given: Partial<GlobalOptions>,
@@ -169,13 +169,17 @@ Terraform or OpenTofu runs this program as a credentials helper:
       "remove the credentials_helper block, and the installed executable once no other CLI config names it",
     )
     .option("--force", "remove the executable even when another CLI config still names it")
+    .option("--forget", "also delete every token kept in the store the block uses")
     .option("--dry-run", "print what would be done and change nothing")
-    .action(async (flags: { force?: boolean; dryRun?: boolean }, command: Command) => {
-      await handlers.uninstall(givenOptions(command), {
-        force: flags.force === true,
-        dryRun: flags.dryRun === true,
-      });
-    });
+    .action(
+      async (flags: { force?: boolean; dryRun?: boolean; forget?: boolean }, command: Command) => {
+        await handlers.uninstall(givenOptions(command), {
+          force: flags.force === true,
+          dryRun: flags.dryRun === true,
+          forget: flags.forget === true,
+        });
+      },
+    );
   program
     .command("import")
     .configureOutput({ outputError: (text, write) => write(ourWording("import", text)) })

@@ -139,7 +139,7 @@ describe("get", () => {
     assertFailure(
       outcome,
       ExitCode.Failure,
-      `the stored entry for ${HOST} is not a JSON credentials object; run "forget ${HOST}" and log in again\n`,
+      `the stored entry for ${HOST} is not a JSON credentials object; run "terraform logout ${HOST}" (or "tofu logout ${HOST}") and log in again\n`,
     );
     assert.ok(!outcome.stderr.includes(SECRET));
   });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
@@ -19,6 +19,7 @@ import { createTempHome } from "./temp-home.ts";
 const VERSION = "0.0.0-test";
 const SECRET = "SECRET-hhhh.atlasv1.4444";
 const BLOCK = 'credentials_helper "keychain" {}\n';
+const NO_LINK_NOTE = `note: to run it by name, put ~/.local/bin on PATH (in your shell's profile: export PATH="$HOME/.local/bin:$PATH"), open a new shell and install again: it links the helper there`;
 
 interface Outcome {
   readonly code: number;
@@ -58,11 +59,11 @@ describe("list", () => {
     });
   });
 
-  test("no hosts prints nothing", async () => {
+  test("no hosts: nothing on stdout, and stderr says so", async () => {
     assert.deepEqual(await invoke(["list"], createMemoryStore()), {
       code: 0,
       stdout: "",
-      stderr: "",
+      stderr: 'no credentials stored in the keychain (service "terraform-credentials")\n',
     });
   });
 
@@ -140,6 +141,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
       stdout: [
         `helper: ${target} would be installed`,
         `config: ${terraformrc} (Terraform and OpenTofu): credentials_helper block would be added`,
+        NO_LINK_NOTE,
         "the block:",
         '  credentials_helper "keychain" {',
         '    args = ["--service", "work"]',
@@ -167,6 +169,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
       stdout: [
         `helper: ${target} installed`,
         `config: ${terraformrc} (Terraform and OpenTofu): credentials_helper block added`,
+        NO_LINK_NOTE,
         ...next,
       ].join("\n"),
       stderr: "",
@@ -178,10 +181,62 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
       stdout: [
         `helper: ${target} already up to date`,
         `config: ${terraformrc} (Terraform and OpenTofu) already has the block`,
+        NO_LINK_NOTE,
         ...next,
       ].join("\n"),
       stderr: "",
     });
+  });
+
+  test("with ~/.local/bin on PATH: install links the helper there and the next steps use its name", async (t) => {
+    const { box, ioOptions, target, terraformrc } = temp(t);
+    const link = box.inHome(".local", "bin", "terraform-credentials-keychain");
+    const onPath = { ...ioOptions, env: { PATH: `${box.inHome(".local", "bin")}:/usr/bin:/bin` } };
+    const next = [
+      'next: "terraform login HOST" (or "tofu login HOST") stores the token in the keychain;',
+      '      "terraform-credentials-keychain import" moves tokens already in credentials.tfrc.json;',
+      '      "terraform-credentials-keychain doctor" checks the set-up',
+      "",
+    ];
+    assert.deepEqual(await invoke(["install"], createMemoryStore(), onPath), {
+      code: 0,
+      stdout: [
+        `helper: ${target} installed`,
+        `config: ${terraformrc} (Terraform and OpenTofu): credentials_helper block added`,
+        `link: ${link} added, leading to it: PATH finds it by name`,
+        ...next,
+      ].join("\n"),
+      stderr: "",
+    });
+    assert.equal(readlinkSync(link), target);
+    const again = await invoke(["install"], createMemoryStore(), onPath);
+    assert.ok(again.stdout.includes(`link: ${link} already leads to it\n`), again.stdout);
+
+    const uninstalled = await invoke(["uninstall"], createMemoryStore(), onPath);
+    assert.ok(uninstalled.stdout.includes(`link: ${link} removed\n`), uninstalled.stdout);
+    assert.equal(existsSync(link), false);
+  });
+
+  test("a profile's next steps carry its TF_CLI_CONFIG_FILE, so that login lands in it", async (t) => {
+    const { box, ioOptions, target } = temp(t);
+    const profile = box.inHome(".terraformrc-work");
+    const outcome = await invoke(["--service", "work", "install"], createMemoryStore(), {
+      ...ioOptions,
+      env: { TF_CLI_CONFIG_FILE: profile },
+    });
+    const lines = outcome.stdout.split("\n");
+    assert.ok(
+      lines.includes(
+        `next: "TF_CLI_CONFIG_FILE=${profile} terraform login HOST" (or "TF_CLI_CONFIG_FILE=${profile} tofu login HOST") stores the token in the keychain;`,
+      ),
+      outcome.stdout,
+    );
+    assert.ok(
+      lines.includes(
+        `      "TF_CLI_CONFIG_FILE=${profile} ${target} --service work doctor" checks the set-up`,
+      ),
+      outcome.stdout,
+    );
   });
 
   test("a different helper: refused on stderr, exit 1, nothing on stdout", async (t) => {
@@ -213,7 +268,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     );
   });
 
-  test("uninstall reports what it removed and that the tokens stay", async (t) => {
+  test("uninstall reports what it removed, and that no tokens are stored", async (t) => {
     const { box, ioOptions, target, terraformrc } = temp(t);
     box.write(terraformrc, "# mine\n", 0o600);
     await invoke(["install"], createMemoryStore(), ioOptions);
@@ -222,12 +277,63 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
       stdout: [
         `helper: ${target} removed`,
         `config: ${terraformrc}: credentials_helper block removed`,
-        "the tokens stay in the keychain: forget them first if you no longer want them",
+        'no tokens are stored in the keychain (service "terraform-credentials")',
         "",
       ].join("\n"),
       stderr: "",
     });
     assert.equal(box.text(terraformrc), "# mine\n");
+  });
+
+  test("uninstall says when it removed the whole file install made, and when there is none", async (t) => {
+    const { ioOptions, target, terraformrc } = temp(t);
+    await invoke(["install"], createMemoryStore(), ioOptions);
+    const first = await invoke(["uninstall"], createMemoryStore(), ioOptions);
+    assert.equal(
+      first.stdout.split("\n")[1],
+      `config: ${terraformrc} removed: it held only the credentials_helper block`,
+    );
+    const again = await invoke(["uninstall"], createMemoryStore(), ioOptions);
+    assert.deepEqual(again.stdout.split("\n").slice(0, 2), [
+      `helper: ${target} not installed`,
+      `config: ${terraformrc} does not exist: nothing to remove`,
+    ]);
+  });
+
+  test("uninstall names the hosts whose tokens stay, and a command that deletes them and still runs", async (t) => {
+    const { ioOptions } = temp(t);
+    const store = createMemoryStore({
+      "a.example.com": `{"token":"${SECRET}"}`,
+      "b.example.com": "{}",
+    });
+    await invoke(["--service", "work", "install"], store, ioOptions);
+    const outcome = await invoke(["uninstall"], store, ioOptions);
+    assert.match(
+      outcome.stdout,
+      new RegExp(
+        `\nthe tokens for a\\.example\\.com, b\\.example\\.com stay in the keychain \\(service "work"\\); "${ioOptions.execPath ?? ""} --service work uninstall --forget" deletes them\n$`,
+      ),
+    );
+    assert.ok(!outcome.stdout.includes(SECRET));
+    assert.equal(store.entries.size, 2);
+  });
+
+  test("uninstall --forget deletes the tokens as well, naming each host", async (t) => {
+    const { ioOptions } = temp(t);
+    const store = createMemoryStore({ "a.example.com": `{"token":"${SECRET}"}` });
+    await invoke(["install"], store, ioOptions);
+    const dry = await invoke(["uninstall", "--forget", "--dry-run"], store, ioOptions);
+    assert.match(
+      dry.stdout,
+      /\nforget: a\.example\.com would be deleted from the keychain \(service "terraform-credentials"\)\ndry run: nothing was changed\n$/,
+    );
+    assert.equal(store.entries.size, 1);
+    const outcome = await invoke(["uninstall", "--forget"], store, ioOptions);
+    assert.match(
+      outcome.stdout,
+      /\nforgot: a\.example\.com deleted from the keychain \(service "terraform-credentials"\)\n$/,
+    );
+    assert.equal(store.entries.size, 0);
   });
 
   test("--backend pass --service work install: every next step carries the same options", async (t) => {
@@ -308,7 +414,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     );
     assert.match(
       outcome.stdout,
-      /\nthe tokens stay in pass: forget them first if you no longer want them\n$/,
+      /\nno tokens are stored in pass \(service "terraform-credentials"\)\n$/,
     );
   });
 
@@ -454,7 +560,7 @@ describe(
       opened.length = 0;
       const outcome = await invoke(
         ["--backend", "keychain", "--service", "terraform-credentials", "list"],
-        createMemoryStore(),
+        createMemoryStore({ "a.example.com": "{}" }),
         ioOptions,
         opened,
       );
@@ -554,7 +660,7 @@ describe(
       const { ioOptions } = temp(t);
       const outcome = await invoke(["uninstall"], createMemoryStore(), ioOptions);
       assert.equal(outcome.code, 0, outcome.stderr);
-      assert.match(outcome.stdout, /stay in pass/);
+      assert.match(outcome.stdout, /stored in pass \(service "work"\)/);
     });
 
     test("get, store and forget never follow it: Terraform gives them their args", async (t) => {
