@@ -19,6 +19,36 @@ export function commandLine(words: readonly string[], platform: NodeJS.Platform)
     .join(" ");
 }
 
+/**
+ * `command` with an environment variable set for it: `NAME=value command` in a POSIX shell,
+ * `$env:NAME='value'; command` in PowerShell (which has no per-command form). No variable:
+ * the command as it is.
+ */
+export function withVariable(
+  variable: { readonly name: string; readonly value: string } | undefined,
+  command: string,
+  platform: NodeJS.Platform,
+): string {
+  if (variable === undefined) return command;
+  if (platform === "win32")
+    return `$env:${variable.name}='${variable.value.replace(/'/g, "''")}'; ${command}`;
+  return `${variable.name}=${commandLine([variable.value], platform)} ${command}`;
+}
+
+/**
+ * The variable that chose the CLI config (a profile), for commands printed for people: run
+ * without it, they would use the default file instead.
+ */
+export function profileVariable(
+  env: Readonly<Record<string, string | undefined>>,
+): { name: string; value: string } | undefined {
+  for (const name of ["TF_CLI_CONFIG_FILE", "TERRAFORM_CONFIG"]) {
+    const value = env[name];
+    if (value !== undefined && value !== "") return { name, value };
+  }
+  return undefined;
+}
+
 /** How messages name the store the options select. */
 export function storeName(backend: GlobalOptions["backend"]): string {
   return backend === "pass" ? "pass" : "the keychain";

@@ -30,7 +30,7 @@ export function execHandler(
   ended: { code?: number },
 ): ExecHandler {
   return {
-    async exec(options, { hosts, tfe }, [command, ...args]) {
+    async exec(given, { hosts, tfe }, [command, ...args]) {
       if (runCommand === undefined || command === undefined) {
         throw new Error("exec needs a command and a way to run it");
       }
@@ -41,6 +41,8 @@ export function execHandler(
         import("../commands/exec.ts"),
         import("../terraform/token-variables.ts"),
       ]);
+      const { followedOptions } = await import("./followed-options.ts");
+      const options = await followedOptions(io, given, (line) => io.stderr.write(`${line}\n`));
       const store = await openStore(options);
       const only: Hostname[] | undefined =
         hosts.length > 0

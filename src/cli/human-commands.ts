@@ -1,6 +1,7 @@
 import { CliError } from "../errors.ts";
+import { normalizeHostname } from "../protocol/hostname.ts";
 import { printable } from "../quote.ts";
-import { commandLine, storeName } from "./command-line.ts";
+import { commandLine, profileVariable, storeName, withVariable } from "./command-line.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import type { Io } from "./io.ts";
 import { DEFAULT_SERVICE, type GlobalOptions } from "./options.ts";
@@ -17,6 +18,9 @@ export function humanHandlers(
   openStore: (options: GlobalOptions) => CredentialStore | Promise<CredentialStore>,
 ): HumanHandlers {
   const say = (line: string) => io.stdout.write(`${line}\n`);
+  const note = (line: string) => io.stderr.write(`${line}\n`);
+  const follow = async (given: Partial<GlobalOptions>, tell = note) =>
+    (await import("./followed-options.ts")).followedOptions(io, given, tell);
   return {
     async install(options, { force, dryRun }) {
       const { planInstall, applyInstall } = await import("../commands/install.ts");
@@ -42,6 +46,18 @@ export function humanHandlers(
             `        ${config.file} is a symlink: its target ${config.linkTarget} ${would}edited`,
           );
       }
+      const { link } = plan;
+      if (link.kind === "link")
+        say(
+          link.change === "unchanged"
+            ? `link: ${link.path} already leads to it`
+            : `link: ${link.path} ${would}added, leading to it: PATH finds it by name`,
+        );
+      else if (link.kind === "taken")
+        say(
+          `note: ${link.path} is something else: left as it is, so the helper is not linked there`,
+        );
+      else if (link.kind === "none") say(`note: ${link.hint}`);
       for (const note of plan.notes ?? []) say(`note: ${note}`);
       if (dryRun) {
         say("the block:");
@@ -50,17 +66,24 @@ export function humanHandlers(
         return;
       }
       applyInstall(plan);
-      // Each next step names the installed file and the same options, so it runs as printed.
-      const next = (command: string) =>
-        commandLine([plan.helper.target, ...helperArgs(options), command], io.platform);
+      // Each next step runs as printed: the helper by name once PATH finds it, else by its
+      // path; the same options; and the profile's TF_CLI_CONFIG_FILE when one chose the file,
+      // so that "terraform login" stores into that profile.
+      const { helperCommand } = await import("../commands/command-link.ts");
+      const helper = helperCommand(io, plan.helper.target);
+      const profile = profileVariable(io.env);
+      const inProfile = (words: readonly string[]) =>
+        withVariable(profile, commandLine(words, io.platform), io.platform);
+      const next = (command: string) => inProfile([helper, ...helperArgs(options), command]);
       say(
-        `next: "terraform login HOST" (or "tofu login HOST") stores the token in ${storeName(options.backend)};`,
+        `next: "${inProfile(["terraform", "login", "HOST"])}" (or "${inProfile(["tofu", "login", "HOST"])}") stores the token in ${storeName(options.backend)};`,
       );
       say(`      "${next("import")}" moves tokens already in credentials.tfrc.json;`);
       say(`      "${next("doctor")}" checks the set-up`);
     },
 
-    async uninstall(options, { force, dryRun }) {
+    async uninstall(given, { force, dryRun, forget }) {
+      const options = await follow(given);
       const { planUninstall, applyUninstall } = await import("../commands/install.ts");
       const plan = planUninstall(io, force);
       const would = dryRun ? "would be " : "";
@@ -69,31 +92,72 @@ export function humanHandlers(
         !present
           ? `helper: ${target} not installed`
           : keptFor
-            ? `helper: ${target} ${dryRun ? "would be " : ""}kept: ${keptFor.join(", ")} still names it ("uninstall --force" removes it anyway)`
+            ? `helper: ${target} ${would}kept: ${keptFor.join(", ")} still names it ("uninstall --force" removes it anyway)`
             : `helper: ${target} ${would}removed`,
       );
+      if (keptFor === undefined)
+        for (const link of plan.links) say(`link: ${link} ${would}removed`);
       for (const config of plan.configs) {
         say(
           config.change === "removed"
-            ? `config: ${config.file}: credentials_helper block ${would}removed`
-            : `config: ${config.file} has no credentials_helper "keychain" block`,
+            ? config.text === "" && config.linkTarget === undefined
+              ? `config: ${config.file} ${would}removed: it held only the credentials_helper block`
+              : `config: ${config.file}: credentials_helper block ${would}removed`
+            : config.change === "absent"
+              ? `config: ${config.file} does not exist: nothing to remove`
+              : `config: ${config.file} has no credentials_helper "keychain" block`,
         );
         if (config.linkTarget !== undefined && config.change === "removed")
           say(
             `        ${config.file} is a symlink: its target ${config.linkTarget} ${would}edited`,
           );
       }
+      // The hosts still stored, read before anything goes; a store that cannot be reached
+      // soon only leaves them unnamed.
+      let store: CredentialStore | undefined;
+      let hosts: readonly string[] | undefined;
+      try {
+        store = await openStore({ ...options, timeout: Math.min(options.timeout ?? 5, 5) });
+        hosts = await store.list();
+      } catch {
+        hosts = undefined;
+      }
+      const where = `${storeName(options.backend)} (service "${options.service}")`;
       if (dryRun) {
+        if (forget && hosts !== undefined)
+          for (const host of hosts) say(`forget: ${host} would be deleted from ${where}`);
         say("dry run: nothing was changed");
         return;
       }
       applyUninstall(plan);
+      if (forget && store !== undefined && hosts !== undefined) {
+        for (const host of hosts) {
+          await store.forget(normalizeHostname(host));
+          say(`forgot: ${host} deleted from ${where}`);
+        }
+        return;
+      }
+      if (hosts !== undefined && hosts.length === 0) {
+        say(`no tokens are stored in ${where}`);
+        return;
+      }
+      // Name a command that still runs now: the executable that ran this, unless it was the
+      // file just removed.
+      const { executableRemains } = await import("../commands/command-link.ts");
+      const survivor =
+        io.isSea && executableRemains(io.execPath)
+          ? commandLine([io.execPath, ...helperArgs(options), "uninstall", "--forget"], io.platform)
+          : undefined;
+      const named = hosts === undefined ? "the tokens" : `the tokens for ${hosts.join(", ")}`;
       say(
-        `the tokens stay in ${storeName(options.backend)}: forget them first if you no longer want them`,
+        survivor === undefined
+          ? `${named} stay in ${where}; "uninstall --forget" deletes them with the rest (the executable that would run it is gone: use the one you installed from)`
+          : `${named} stay in ${where}; "${survivor}" deletes them`,
       );
     },
 
-    async import(options, flags) {
+    async import(given, flags) {
+      const options = await follow(given);
       const [{ importCredentials }, { locationsOf, refuseRootInOthersHome }] = await Promise.all([
         import("../commands/import.ts"),
         import("../commands/install.ts"),
@@ -130,13 +194,21 @@ export function humanHandlers(
         throw new CliError(`${failures} of ${report.hosts.length} hosts could not be imported`);
     },
 
-    async list(options, { json }) {
+    async list(given, { json }) {
+      const options = await follow(given);
       const hosts = await (await openStore(options)).list();
       if (json) say(JSON.stringify(hosts));
+      // On stderr: stdout stays the list a script reads, empty when there is none.
+      else if (hosts.length === 0)
+        note(
+          `no credentials stored in ${storeName(options.backend)} (service "${options.service}")`,
+        );
       else for (const host of hosts) say(host);
     },
 
-    async doctor(options) {
+    async doctor(given) {
+      // doctor's whole report is on stdout: so is the block it follows.
+      const options = await follow(given, say);
       const { runDoctor } = await import("../commands/doctor.ts");
       const checks = await runDoctor(io, version, options, helperArgs(options), () =>
         openStore(options),

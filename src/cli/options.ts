@@ -16,6 +16,29 @@ export interface GlobalOptions {
   readonly timeout?: number;
 }
 
+/**
+ * The options a command for people runs with: each one given on its command line, else the
+ * installed block's (`fromBlock`, parsed from its args), else the default. `followed` is
+ * true when the block decided something the defaults would not have.
+ */
+export function followBlock(
+  given: Partial<GlobalOptions>,
+  fromBlock: Partial<GlobalOptions>,
+): { options: GlobalOptions; followed: boolean } {
+  const options: GlobalOptions = {
+    service: given.service ?? fromBlock.service ?? DEFAULT_SERVICE,
+    backend: given.backend ?? fromBlock.backend ?? "keychain",
+    ...((given.timeout ?? fromBlock.timeout) === undefined
+      ? {}
+      : { timeout: given.timeout ?? fromBlock.timeout }),
+  };
+  const followed =
+    (given.service === undefined && options.service !== DEFAULT_SERVICE) ||
+    (given.backend === undefined && options.backend !== "keychain") ||
+    (given.timeout === undefined && options.timeout !== undefined);
+  return { options, followed };
+}
+
 /** The environment variable that sets the deadline when `--timeout` is not given. */
 export const TIMEOUT_VARIABLE = "TF_CREDENTIALS_KEYCHAIN_TIMEOUT";
 

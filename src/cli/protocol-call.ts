@@ -4,6 +4,15 @@ import type { Backend, GlobalOptions } from "./options.ts";
 export const PROTOCOL_VERB_NAMES = ["get", "store", "forget"] as const;
 export type ProtocolVerb = (typeof PROTOCOL_VERB_NAMES)[number];
 
+/**
+ * The options a credentials_helper block's `args` give, each only when given; `undefined`
+ * when the args hold anything else or a value the options refuse.
+ */
+export function optionsOfArgs(args: readonly string[]): Partial<GlobalOptions> | undefined {
+  const leading = leadingOptions(args);
+  return leading === undefined || leading.next !== args.length ? undefined : leading.options;
+}
+
 /** A protocol verb with its hostname and options, as Terraform runs the helper. */
 export interface ProtocolCall {
   readonly verb: ProtocolVerb;
@@ -19,8 +28,27 @@ export interface ProtocolCall {
  * refuse, gives undefined, and commander parses the line and reports what is wrong.
  */
 export function protocolCall(argv: readonly string[]): ProtocolCall | undefined {
-  let service = DEFAULT_SERVICE;
-  let backend: Backend = "keychain";
+  const leading = leadingOptions(argv);
+  if (leading === undefined) return undefined;
+  const i = leading.next;
+  if (argv.length - i !== 2) return undefined;
+  const [verbName, hostname] = argv.slice(i);
+  const verb = PROTOCOL_VERB_NAMES.find((name) => name === verbName);
+  if (verb === undefined || hostname === undefined || hostname.startsWith("-")) return undefined;
+  const { service = DEFAULT_SERVICE, backend = "keychain", timeout } = leading.options;
+  return {
+    verb,
+    hostname,
+    options: { service, backend, ...(timeout === undefined ? {} : { timeout }) },
+  };
+}
+
+/** The options at the start of `argv` and the index of the first word after them. */
+function leadingOptions(
+  argv: readonly string[],
+): { options: Partial<GlobalOptions>; next: number } | undefined {
+  let service: string | undefined;
+  let backend: Backend | undefined;
   let timeout: number | undefined;
   let i = 0;
   for (;;) {
@@ -38,14 +66,13 @@ export function protocolCall(argv: readonly string[]): ProtocolCall | undefined 
       return undefined;
     }
   }
-  if (argv.length - i !== 2) return undefined;
-  const [verbName, hostname] = argv.slice(i);
-  const verb = PROTOCOL_VERB_NAMES.find((name) => name === verbName);
-  if (verb === undefined || hostname === undefined || hostname.startsWith("-")) return undefined;
   return {
-    verb,
-    hostname,
-    options: { service, backend, ...(timeout === undefined ? {} : { timeout }) },
+    options: {
+      ...(service === undefined ? {} : { service }),
+      ...(backend === undefined ? {} : { backend }),
+      ...(timeout === undefined ? {} : { timeout }),
+    },
+    next: i,
   };
 }
 

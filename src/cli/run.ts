@@ -69,20 +69,24 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
       await verbHandlers[call.verb](call.options, normalizeHostname(call.hostname));
       return ExitCode.Ok;
     }
-    const [{ CommanderError }, { buildProgram }, { humanHandlers }, { execHandler }] =
-      await Promise.all([
-        import("commander"),
-        import("./program.ts"),
-        import("./human-commands.ts"),
-        import("./exec-command.ts"),
-      ]);
+    const [
+      { CommanderError },
+      { buildProgram, commandOptionsAfterCommand },
+      { humanHandlers },
+      { execHandler },
+    ] = await Promise.all([
+      import("commander"),
+      import("./program.ts"),
+      import("./human-commands.ts"),
+      import("./exec-command.ts"),
+    ]);
     isCommanderError = (error): error is { code: string } => error instanceof CommanderError;
     const program = buildProgram(io, deps.version, {
       ...humanHandlers(io, deps.version, (options) => deps.openStore(options, io)),
       ...execHandler(io, (options) => deps.openStore(options, io), deps.runCommand, ended),
       ...verbHandlers,
     });
-    await program.parseAsync([...argv], { from: "user" });
+    await program.parseAsync(commandOptionsAfterCommand(argv), { from: "user" });
     return ended.code ?? ExitCode.Ok;
   } catch (error) {
     // A store call that failed before reading (bad hostname, bad option) still drains

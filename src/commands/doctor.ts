@@ -13,8 +13,11 @@ import { readTextIfExists } from "../system/files.ts";
 import { printable } from "../quote.ts";
 import { otherHelperFiles, readConfigDirFiles, type ConfigDirFile } from "./config-dir-files.ts";
 import { outputOf } from "../system/probe-output.ts";
-import { commandLine, storeName } from "../cli/command-line.ts";
+import { commandLine, profileVariable, storeName, withVariable } from "../cli/command-line.ts";
+import { helperCommand } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
+import { optionsOfArgs } from "../cli/protocol-call.ts";
+import { DEFAULT_SERVICE } from "../cli/options.ts";
 
 export interface Check {
   readonly status: "ok" | "warn" | "fail";
@@ -61,9 +64,13 @@ export async function runDoctor(
   checks.push(installation);
   // Fixes name a file that runs as printed: the installed helper once it runs, else this one
   // (the plugin directory is not on PATH, so a bare name would not be found).
-  const executable = installation.status === "fail" ? io.execPath : locations.helperInstallPath;
-  const runnable = (...words: string[]) =>
-    commandLine([executable, ...helperArgs, ...words], io.platform);
+  // By name when PATH finds the installed file (install linked it), and in the profile
+  // TF_CLI_CONFIG_FILE chose: without it, "install" would write the default file.
+  const executable =
+    installation.status === "fail" ? io.execPath : helperCommand(io, locations.helperInstallPath);
+  const inProfile = (words: readonly string[]) =>
+    withVariable(profileVariable(io.env), commandLine(words, io.platform), io.platform);
+  const runnable = (...words: string[]) => inProfile([executable, ...helperArgs, ...words]);
 
   for (const [file, text] of configFiles) {
     const tools = [
@@ -72,7 +79,7 @@ export async function runDoctor(
     ].filter(Boolean);
     checks.push(
       configCheck(file, text, tools.join(" and "), helperArgs, runnable, (args, ...words) =>
-        commandLine([executable, ...args, ...words], io.platform),
+        inProfile([executable, ...args, ...words]),
       ),
     );
   }
@@ -198,7 +205,7 @@ async function installationCheck(
       status: "fail",
       title: `not installed: ${target} is missing or does not run`,
       details,
-      fix: `run "${commandLine([io.execPath, ...helperArgs, "install"], io.platform)}"`,
+      fix: `run "${withVariable(profileVariable(io.env), commandLine([io.execPath, ...helperArgs, "install"], io.platform), io.platform)}"`,
     };
   }
   if (installed !== version) {
@@ -206,7 +213,7 @@ async function installationCheck(
       status: "warn",
       title: `installed ${target} is version ${installed}, this one is ${version}`,
       details,
-      fix: `run "${commandLine([io.execPath, ...helperArgs, "install"], io.platform)}" to replace it`,
+      fix: `run "${withVariable(profileVariable(io.env), commandLine([io.execPath, ...helperArgs, "install"], io.platform), io.platform)}" to replace it`,
     };
   }
   return {
@@ -257,7 +264,14 @@ function configCheck(
     };
   }
   const args = ours.args ?? [];
-  if (args.join("\0") !== helperArgs.join("\0")) {
+  // The same store counts as the same args, whatever their order or a --timeout.
+  const selects = (words: readonly string[]) => {
+    const options = optionsOfArgs(words);
+    return options === undefined
+      ? words.join("\0")
+      : `${options.backend ?? "keychain"}\0${options.service ?? DEFAULT_SERVICE}`;
+  };
+  if (selects(args) !== selects(helperArgs)) {
     return {
       status: "warn",
       title: `CLI config ${file} (${tools}) runs the helper with args ${JSON.stringify(args)}`,

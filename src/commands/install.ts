@@ -19,7 +19,8 @@ import { terraformLocations, type TerraformLocations } from "../terraform/locati
 import { readConfigFile } from "../terraform/config-dir.ts";
 import { otherHelperFiles, readConfigDirFiles } from "./config-dir-files.ts";
 import type { Io } from "../cli/io.ts";
-import { modeIfExists, readTextIfExists, stageFile } from "../system/files.ts";
+import { modeIfExists, readTextIfExists, stageFile, stageSymlink } from "../system/files.ts";
+import { linksTo, planCommandLink, type CommandLink } from "./command-link.ts";
 
 /** The name in `credentials_helper "keychain" {}`; Terraform adds the `terraform-credentials-` prefix. */
 export const HELPER_BLOCK_NAME = "keychain";
@@ -52,7 +53,8 @@ export interface ConfigChange {
   readonly file: string;
   /** Which tools read this file. */
   readonly tools: readonly ("Terraform" | "OpenTofu")[];
-  readonly change: "added" | "replaced" | "unchanged" | "removed";
+  /** absent: uninstall found no such file. */
+  readonly change: "added" | "replaced" | "unchanged" | "removed" | "absent";
   /** The file's new text; absent when unchanged. */
   readonly text?: string;
   /**
@@ -70,6 +72,8 @@ export interface InstallPlan {
   };
   readonly block: string;
   readonly configs: readonly ConfigChange[];
+  /** How people get the helper at hand by name (see command-link.ts). */
+  readonly link: CommandLink;
   /** What install leaves undone and why, with what to do; absent when there is nothing. */
   readonly notes?: readonly string[];
 }
@@ -119,6 +123,7 @@ export function planInstall(
     helper: { source, target, change },
     block: renderCredentialsHelper(HELPER_BLOCK_NAME, helperArgs),
     configs,
+    link: planCommandLink(machine, target),
     ...(notes.length > 0 ? { notes } : {}),
   };
 }
@@ -164,6 +169,11 @@ export function applyInstall(plan: InstallPlan): void {
         discard: () => copy.discard(),
       });
     }
+    // Last: the link leads to the executable, so it goes in once that is in place.
+    if (plan.link.kind === "link" && plan.link.change === "added") {
+      mkdirSync(path.dirname(plan.link.path), { recursive: true, mode: 0o755 });
+      staged.push(stageSymlink(plan.link.path, plan.helper.target));
+    }
   } catch (error) {
     for (const change of staged) change.discard();
     throw error;
@@ -196,6 +206,8 @@ export interface UninstallPlan {
     /** Other CLI configs that still run the helper: the executable stays for them. */
     readonly keptFor?: readonly string[];
   };
+  /** The links install made to the executable (~/.local/bin/...): they go with it. */
+  readonly links: readonly string[];
   readonly configs: readonly ConfigChange[];
 }
 
@@ -207,7 +219,7 @@ export function planUninstall(machine: Machine, force = false): UninstallPlan {
     const link = linkTargetOf(file);
     const linked = link === undefined ? {} : { linkTarget: link };
     const before = readTextIfExists(link ?? file);
-    if (before === undefined) return { file, tools, change: "unchanged", ...linked };
+    if (before === undefined) return { file, tools, change: "absent", ...linked };
     const result = removeCredentialsHelper(before, HELPER_BLOCK_NAME);
     return result.removed
       ? { file, tools, change: "removed", text: result.text, ...linked }
@@ -223,15 +235,20 @@ export function planUninstall(machine: Machine, force = false): UninstallPlan {
   return {
     helper: { target, present, ...(keptFor.length > 0 ? { keptFor } : {}) },
     configs,
+    links: linksTo(machine, target),
   };
 }
 
 export function applyUninstall(plan: UninstallPlan): void {
   const changes = stageConfigChanges(plan.configs);
   // The blocks go before the executable, so that no config is left naming a missing helper.
-  if (plan.helper.present && plan.helper.keptFor === undefined) {
+  if (plan.helper.keptFor === undefined) {
+    // The links first: none is left leading nowhere if removing the executable fails.
+    for (const link of plan.links)
+      changes.push({ commit: () => rmSync(link, { force: true }), discard: () => undefined });
     const target = plan.helper.target;
-    changes.push({ commit: () => rmSync(target, { force: true }), discard: () => undefined });
+    if (plan.helper.present)
+      changes.push({ commit: () => rmSync(target, { force: true }), discard: () => undefined });
   }
   commitAll(changes);
 }

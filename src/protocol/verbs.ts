@@ -15,7 +15,7 @@ export async function get(store: CredentialStore, host: Hostname): Promise<strin
     return parseCredentialsObject(stored, `the stored entry for ${host}`);
   } catch (error) {
     throw new CliError(
-      `the stored entry for ${host} is not a JSON credentials object; run "forget ${host}" and log in again`,
+      `the stored entry for ${host} is not a JSON credentials object; run "terraform logout ${host}" (or "tofu logout ${host}") and log in again`,
       undefined,
       { cause: error },
     );

@@ -43,7 +43,7 @@ export function createKeychainStore(
         return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes));
       } catch {
         throw new CliError(
-          `the keychain entry for ${host} is not UTF-8 text; run "forget ${host}" and log in again`,
+          `the keychain entry for ${host} is not UTF-8 text; run "terraform logout ${host}" (or "tofu logout ${host}") and log in again`,
         );
       }
     },

@@ -10,6 +10,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   type Stats,
   writeSync,
 } from "node:fs";
@@ -113,6 +114,36 @@ export function stageFile(file: string, content: string | Uint8Array, mode: numb
     closeSync(fd); // on some file systems (NFS) a deferred write error surfaces here
   } catch (error) {
     rmSync(temp, { force: true });
+    throw writeFailure(file, error);
+  }
+  return {
+    target: file,
+    commit() {
+      try {
+        renameSync(temp, file);
+      } catch (error) {
+        rmSync(temp, { force: true });
+        throw writeFailure(file, error);
+      }
+      syncDirectory(path.dirname(file));
+    },
+    discard() {
+      rmSync(temp, { force: true });
+    },
+  };
+}
+
+/**
+ * A symlink at `file` that leads to `target`, made beside it under a temp name and renamed
+ * over `file` on `commit()`: whatever was at `file` is replaced in one step. Callers decide
+ * whether `file` may be replaced; a failure is a CliError naming `file`.
+ */
+export function stageSymlink(file: string, target: string): StagedFile {
+  const unique = `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${unique}.tmp`);
+  try {
+    symlinkSync(target, temp);
+  } catch (error) {
     throw writeFailure(file, error);
   }
   return {

@@ -41,7 +41,7 @@ export function createCredentialManagerStore(
         return new TextDecoder("utf-8", { fatal: true }).decode(blob);
       } catch {
         throw new CliError(
-          `the Credential Manager entry for ${host} is not UTF-8 text; run "forget ${host}" and log in again`,
+          `the Credential Manager entry for ${host} is not UTF-8 text; run "terraform logout ${host}" (or "tofu logout ${host}") and log in again`,
         );
       } finally {
         blob.fill(0);

@@ -413,7 +413,7 @@ function utf8(bytes: Uint8Array, host: Hostname): string {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new CliError(
-      `the keychain entry for ${host} is not UTF-8 text; run "forget ${host}" and log in again`,
+      `the keychain entry for ${host} is not UTF-8 text; run "terraform logout ${host}" (or "tofu logout ${host}") and log in again`,
     );
   }
 }

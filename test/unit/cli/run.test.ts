@@ -139,7 +139,7 @@ describe("get", () => {
     assertFailure(
       outcome,
       ExitCode.Failure,
-      `the stored entry for ${HOST} is not a JSON credentials object; run "forget ${HOST}" and log in again\n`,
+      `the stored entry for ${HOST} is not a JSON credentials object; run "terraform logout ${HOST}" (or "tofu logout ${HOST}") and log in again\n`,
     );
     assert.ok(!outcome.stderr.includes(SECRET));
   });
@@ -233,7 +233,34 @@ describe("store", () => {
       2000,
       h.invoke(["--bogus", "store", HOST], { stdinIsTTY: true, stdinStaysOpen: true }),
     );
-    assertFailure(outcome, ExitCode.Usage, "unknown option '--bogus'\n");
+    assertFailure(outcome, ExitCode.Usage, 'unknown option "--bogus" (see "--help")\n');
+  });
+
+  test("an unknown option of a command names the command and its help", async () => {
+    const outcome = await createHarness().invoke(["list", "--bogus"]);
+    assertFailure(
+      outcome,
+      ExitCode.Usage,
+      'unknown option "--bogus" for list (see "list --help")\n',
+    );
+  });
+
+  test("an option without its value says which, in our words", async () => {
+    const outcome = await createHarness().invoke(["list", "--timeout"]);
+    assertFailure(outcome, ExitCode.Usage, '--timeout needs a value (see "--help")\n');
+  });
+
+  test("a command's option before the command works as after it: --json list", async () => {
+    const h = createHarness();
+    h.storeFor(DEFAULT_SERVICE);
+    const outcome = await h.invoke(["--service", "work", "--json", "list"]);
+    assert.deepEqual([outcome.code, outcome.stdout, outcome.stderr], [0, "[]\n", ""]);
+    assert.deepEqual(h.opened, [{ service: "work", backend: "keychain" }]);
+  });
+
+  test("a command's option before a protocol verb is still refused", async () => {
+    const outcome = await createHarness().invoke(["--force", "get", HOST]);
+    assertFailure(outcome, ExitCode.Usage, 'unknown option "--force" (see "--help")\n');
   });
 });
 
@@ -306,25 +333,59 @@ describe("--service", () => {
 
   test("without a value is a usage error", async () => {
     const outcome = await createHarness().invoke(["--service"]);
-    assertFailure(outcome, ExitCode.Usage, "option '--service <name>' argument missing\n");
+    assertFailure(outcome, ExitCode.Usage, '--service needs a value (see "--help")\n');
   });
 });
+
+const unknownCommand = (word: string) =>
+  `unknown command ${JSON.stringify(word)}: Terraform runs get, store or forget HOSTNAME; people run install, uninstall, import, list, doctor or exec (see --help)\n`;
 
 const MISSING_COMMAND =
   "missing command: Terraform runs get, store or forget HOSTNAME; people run install, uninstall, import, list, doctor or exec (see --help)\n";
 
 describe("usage errors", () => {
-  // Not "list": a later version may add it as a command for people.
-  for (const verb of ["erase", "Get", "GET", "STORE", "Forget", "delete", "add"]) {
-    test(`unknown verb ${verb} exits 2 with one line and opens no store`, async () => {
+  for (const verb of ["erase", "delete", "add", "bogus"]) {
+    test(`unknown verb ${verb} exits 2 with one line naming every command, and opens no store`, async () => {
       const h = createHarness();
       const outcome = await h.invoke([verb, HOST]);
+      assertFailure(outcome, ExitCode.Usage, unknownCommand(verb));
+      assert.deepEqual(h.opened, []);
+    });
+  }
+
+  for (const [word, meant] of [
+    ["Get", "get"],
+    ["GET", "get"],
+    ["STORE", "store"],
+    ["Forget", "forget"],
+  ] as const) {
+    test(`${word} exits 2 and points at ${meant}: verbs are case-sensitive`, async () => {
+      const h = createHarness();
+      const outcome = await h.invoke([word, HOST]);
       assertFailure(
         outcome,
         ExitCode.Usage,
-        `unknown verb ${JSON.stringify(verb)}: expected get, store or forget (verbs are case-sensitive)\n`,
+        `unknown command "${word}": did you mean "${meant}"? (commands are case-sensitive)\n`,
       );
       assert.deepEqual(h.opened, []);
+    });
+  }
+
+  for (const [word, meant] of [
+    ["instal", "install"],
+    ["lsit", "list"],
+    ["uninstal", "uninstall"],
+    ["doctr", "doctor"],
+    ["forgt", "forget"],
+    ["version", "--version"],
+  ] as const) {
+    test(`the typo ${word} exits 2 with "did you mean ${meant}"`, async () => {
+      const outcome = await createHarness().invoke([word]);
+      assertFailure(
+        outcome,
+        ExitCode.Usage,
+        `unknown command "${word}": did you mean "${meant}"?\n`,
+      );
     });
   }
 
@@ -336,11 +397,7 @@ describe("usage errors", () => {
 
   test("an unknown verb after the options exits 2 too", async () => {
     const outcome = await createHarness().invoke(["--service", "work", "erase", HOST]);
-    assertFailure(
-      outcome,
-      ExitCode.Usage,
-      'unknown verb "erase": expected get, store or forget (verbs are case-sensitive)\n',
-    );
+    assertFailure(outcome, ExitCode.Usage, unknownCommand("erase"));
   });
 
   test("no verb at all exits 2 with one line", async () => {
@@ -357,7 +414,7 @@ describe("usage errors", () => {
     test(`${verb} without a hostname exits 2 with one line`, async () => {
       const h = createHarness();
       const outcome = await h.invoke([verb]);
-      assertFailure(outcome, ExitCode.Usage, "missing required argument 'hostname'\n");
+      assertFailure(outcome, ExitCode.Usage, `missing hostname: ${verb} HOSTNAME\n`);
       assert.deepEqual(h.opened, []);
     });
 
@@ -367,7 +424,7 @@ describe("usage errors", () => {
       assertFailure(
         outcome,
         ExitCode.Usage,
-        `too many arguments for '${verb}'. Expected 1 argument but got 2.\n`,
+        `too many arguments: ${verb} takes one hostname (${verb} HOSTNAME)\n`,
       );
       assert.deepEqual(h.opened, []);
     });
@@ -382,7 +439,34 @@ describe("usage errors", () => {
 
   test("an unknown option exits 2 with one line", async () => {
     const outcome = await createHarness().invoke(["--bogus", "get", HOST]);
-    assertFailure(outcome, ExitCode.Usage, "unknown option '--bogus'\n");
+    assertFailure(outcome, ExitCode.Usage, 'unknown option "--bogus" (see "--help")\n');
+  });
+
+  test("an unknown option of a command names the command and its help", async () => {
+    const outcome = await createHarness().invoke(["list", "--bogus"]);
+    assertFailure(
+      outcome,
+      ExitCode.Usage,
+      'unknown option "--bogus" for list (see "list --help")\n',
+    );
+  });
+
+  test("an option without its value says which, in our words", async () => {
+    const outcome = await createHarness().invoke(["list", "--timeout"]);
+    assertFailure(outcome, ExitCode.Usage, '--timeout needs a value (see "--help")\n');
+  });
+
+  test("a command's option before the command works as after it: --json list", async () => {
+    const h = createHarness();
+    h.storeFor(DEFAULT_SERVICE);
+    const outcome = await h.invoke(["--service", "work", "--json", "list"]);
+    assert.deepEqual([outcome.code, outcome.stdout, outcome.stderr], [0, "[]\n", ""]);
+    assert.deepEqual(h.opened, [{ service: "work", backend: "keychain" }]);
+  });
+
+  test("a command's option before a protocol verb is still refused", async () => {
+    const outcome = await createHarness().invoke(["--force", "get", HOST]);
+    assertFailure(outcome, ExitCode.Usage, 'unknown option "--force" (see "--help")\n');
   });
 });
 
@@ -435,6 +519,25 @@ describe("help and version", () => {
     const outcome = await createHarness().invoke(["help", "install"]);
     assert.equal(outcome.code, 0);
     assert.match(outcome.stdout, /^Usage: terraform-credentials-keychain install /);
+  });
+
+  for (const command of ["list", "exec", "doctor", "import", "uninstall", "get"]) {
+    test(`help ${command} shows the options every command takes: --backend, --service, --timeout`, async () => {
+      const outcome = await createHarness().invoke(["help", command]);
+      assert.equal(outcome.code, 0);
+      for (const option of ["--backend <store>", "--service <name>", "--timeout <seconds>"])
+        assert.ok(outcome.stdout.includes(option), outcome.stdout);
+    });
+  }
+
+  test("help with a name that is no command exits 2 with one line, and prints no help", async () => {
+    const outcome = await createHarness().invoke(["help", "bogus"]);
+    assertFailure(outcome, ExitCode.Usage, unknownCommand("bogus"));
+  });
+
+  test("help with a typo suggests the command", async () => {
+    const outcome = await createHarness().invoke(["help", "lsit"]);
+    assertFailure(outcome, ExitCode.Usage, 'unknown command "lsit": did you mean "list"?\n');
   });
 
   test("no arguments points at --help and the commands for people, in one short line", async () => {
@@ -515,14 +618,14 @@ describe("store failures", () => {
       argv: ["store", HOST, "extra"],
       stdin: TOKEN_OBJECT,
       code: ExitCode.Usage,
-      stderr: "too many arguments for 'store'. Expected 1 argument but got 2.\n",
+      stderr: "too many arguments: store takes one hostname (store HOSTNAME)\n",
     },
     {
       name: "a missing hostname",
       argv: ["store"],
       stdin: TOKEN_OBJECT,
       code: ExitCode.Usage,
-      stderr: "missing required argument 'hostname'\n",
+      stderr: "missing hostname: store HOSTNAME\n",
     },
     {
       name: "an invalid --service",
@@ -536,7 +639,7 @@ describe("store failures", () => {
       argv: ["--bogus", "store", HOST],
       stdin: TOKEN_OBJECT,
       code: ExitCode.Usage,
-      stderr: "unknown option '--bogus'\n",
+      stderr: 'unknown option "--bogus" (see "--help")\n',
     },
     {
       name: "a store that cannot be opened",

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
@@ -657,10 +658,13 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     );
     const box = { ...box0, machine: { ...box0.machine, env: { TF_CLI_CONFIG_FILE: profile } } };
     const checks = await doctor(box);
-    assert.equal(installCheck(checks, box).fix, `run "${EXEC_PATH} --service personal install"`);
+    assert.equal(
+      installCheck(checks, box).fix,
+      `run "TF_CLI_CONFIG_FILE=${profile} ${EXEC_PATH} --service personal install"`,
+    );
     assert.equal(
       configCheck(checks, profile).fix,
-      `run "${EXEC_PATH} --service personal doctor" to check what Terraform sees, or install again with the options you want`,
+      `run "TF_CLI_CONFIG_FILE=${profile} ${EXEC_PATH} --service personal doctor" to check what Terraform sees, or install again with the options you want`,
     );
   });
 
@@ -681,3 +685,45 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     assert.deepEqual(store.calls, []);
   });
 });
+
+describe(
+  "fixes run as printed",
+  { skip: process.platform === "win32" && "runs a shell script" },
+  () => {
+    test("in a profile, the install fix carries its TF_CLI_CONFIG_FILE, so it does not write the default file", async (t) => {
+      const box = sandbox(t);
+      box.installHelper();
+      const profile = box.inHome(".terraformrc-work");
+      const checks = await doctor(
+        { ...box, machine: { ...box.machine, env: { TF_CLI_CONFIG_FILE: profile } } },
+        createMemoryStore(),
+        { service: "work", backend: "keychain" },
+        ["--service", "work"],
+      );
+      const config = checks.find((check) => check.title.startsWith(`CLI config ${profile}`));
+      assert.equal(
+        config?.fix,
+        `run "TF_CLI_CONFIG_FILE=${profile} ${box.plugin} --service work install", or add: credentials_helper "keychain" { args = ["--service", "work"] }`,
+      );
+    });
+
+    test("with the helper linked on PATH, fixes name it by name", async (t) => {
+      const box = sandbox(t);
+      box.installHelper();
+      const bin = box.inHome(".local", "bin");
+      mkdirSync(bin, { recursive: true });
+      symlinkSync(box.plugin, path.join(bin, "terraform-credentials-keychain"));
+      box.write(
+        box.credentialsFile,
+        JSON.stringify({ credentials: { "a.example.com": { token: "x" } } }),
+        0o600,
+      );
+      const checks = await doctor({
+        ...box,
+        machine: { ...box.machine, env: { PATH: `${bin}:/usr/bin` } },
+      });
+      const shadow = checks.find((check) => check.title === "these hosts do not use the helper");
+      assert.match(shadow?.fix ?? "", /^"terraform-credentials-keychain import" moves/);
+    });
+  },
+);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
@@ -19,6 +19,7 @@ import { createTempHome } from "./temp-home.ts";
 const VERSION = "0.0.0-test";
 const SECRET = "SECRET-hhhh.atlasv1.4444";
 const BLOCK = 'credentials_helper "keychain" {}\n';
+const NO_LINK_NOTE = `note: to run it by name, put ~/.local/bin on PATH (in your shell's profile: export PATH="$HOME/.local/bin:$PATH"), open a new shell and install again: it links the helper there`;
 
 interface Outcome {
   readonly code: number;
@@ -40,6 +41,7 @@ async function invoke(
       opened.push(options);
       return store;
     },
+    runCommand: () => Promise.resolve({ kind: "exited", code: 0 }),
   };
   const code = await run(argv, io, deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
@@ -57,11 +59,11 @@ describe("list", () => {
     });
   });
 
-  test("no hosts prints nothing", async () => {
+  test("no hosts: nothing on stdout, and stderr says so", async () => {
     assert.deepEqual(await invoke(["list"], createMemoryStore()), {
       code: 0,
       stdout: "",
-      stderr: "",
+      stderr: 'no credentials stored in the keychain (service "terraform-credentials")\n',
     });
   });
 
@@ -139,6 +141,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
       stdout: [
         `helper: ${target} would be installed`,
         `config: ${terraformrc} (Terraform and OpenTofu): credentials_helper block would be added`,
+        NO_LINK_NOTE,
         "the block:",
         '  credentials_helper "keychain" {',
         '    args = ["--service", "work"]',
@@ -166,6 +169,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
       stdout: [
         `helper: ${target} installed`,
         `config: ${terraformrc} (Terraform and OpenTofu): credentials_helper block added`,
+        NO_LINK_NOTE,
         ...next,
       ].join("\n"),
       stderr: "",
@@ -177,10 +181,62 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
       stdout: [
         `helper: ${target} already up to date`,
         `config: ${terraformrc} (Terraform and OpenTofu) already has the block`,
+        NO_LINK_NOTE,
         ...next,
       ].join("\n"),
       stderr: "",
     });
+  });
+
+  test("with ~/.local/bin on PATH: install links the helper there and the next steps use its name", async (t) => {
+    const { box, ioOptions, target, terraformrc } = temp(t);
+    const link = box.inHome(".local", "bin", "terraform-credentials-keychain");
+    const onPath = { ...ioOptions, env: { PATH: `${box.inHome(".local", "bin")}:/usr/bin:/bin` } };
+    const next = [
+      'next: "terraform login HOST" (or "tofu login HOST") stores the token in the keychain;',
+      '      "terraform-credentials-keychain import" moves tokens already in credentials.tfrc.json;',
+      '      "terraform-credentials-keychain doctor" checks the set-up',
+      "",
+    ];
+    assert.deepEqual(await invoke(["install"], createMemoryStore(), onPath), {
+      code: 0,
+      stdout: [
+        `helper: ${target} installed`,
+        `config: ${terraformrc} (Terraform and OpenTofu): credentials_helper block added`,
+        `link: ${link} added, leading to it: PATH finds it by name`,
+        ...next,
+      ].join("\n"),
+      stderr: "",
+    });
+    assert.equal(readlinkSync(link), target);
+    const again = await invoke(["install"], createMemoryStore(), onPath);
+    assert.ok(again.stdout.includes(`link: ${link} already leads to it\n`), again.stdout);
+
+    const uninstalled = await invoke(["uninstall"], createMemoryStore(), onPath);
+    assert.ok(uninstalled.stdout.includes(`link: ${link} removed\n`), uninstalled.stdout);
+    assert.equal(existsSync(link), false);
+  });
+
+  test("a profile's next steps carry its TF_CLI_CONFIG_FILE, so that login lands in it", async (t) => {
+    const { box, ioOptions, target } = temp(t);
+    const profile = box.inHome(".terraformrc-work");
+    const outcome = await invoke(["--service", "work", "install"], createMemoryStore(), {
+      ...ioOptions,
+      env: { TF_CLI_CONFIG_FILE: profile },
+    });
+    const lines = outcome.stdout.split("\n");
+    assert.ok(
+      lines.includes(
+        `next: "TF_CLI_CONFIG_FILE=${profile} terraform login HOST" (or "TF_CLI_CONFIG_FILE=${profile} tofu login HOST") stores the token in the keychain;`,
+      ),
+      outcome.stdout,
+    );
+    assert.ok(
+      lines.includes(
+        `      "TF_CLI_CONFIG_FILE=${profile} ${target} --service work doctor" checks the set-up`,
+      ),
+      outcome.stdout,
+    );
   });
 
   test("a different helper: refused on stderr, exit 1, nothing on stdout", async (t) => {
@@ -195,7 +251,24 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     assert.equal(box.text(terraformrc), 'credentials_helper "other" {}\n');
   });
 
-  test("uninstall reports what it removed and that the tokens stay", async (t) => {
+  test("--force before install is read as install --force", async (t) => {
+    const { box, ioOptions, terraformrc } = temp(t);
+    box.write(terraformrc, 'credentials_helper "other" {}\n');
+    const outcome = await invoke(
+      ["--force", "install", "--dry-run"],
+      createMemoryStore(),
+      ioOptions,
+    );
+    assert.equal(outcome.code, 0, outcome.stderr);
+    assert.ok(
+      outcome.stdout.includes(
+        `config: ${terraformrc} (Terraform and OpenTofu): credentials_helper block would be replaced`,
+      ),
+      outcome.stdout,
+    );
+  });
+
+  test("uninstall reports what it removed, and that no tokens are stored", async (t) => {
     const { box, ioOptions, target, terraformrc } = temp(t);
     box.write(terraformrc, "# mine\n", 0o600);
     await invoke(["install"], createMemoryStore(), ioOptions);
@@ -204,12 +277,63 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
       stdout: [
         `helper: ${target} removed`,
         `config: ${terraformrc}: credentials_helper block removed`,
-        "the tokens stay in the keychain: forget them first if you no longer want them",
+        'no tokens are stored in the keychain (service "terraform-credentials")',
         "",
       ].join("\n"),
       stderr: "",
     });
     assert.equal(box.text(terraformrc), "# mine\n");
+  });
+
+  test("uninstall says when it removed the whole file install made, and when there is none", async (t) => {
+    const { ioOptions, target, terraformrc } = temp(t);
+    await invoke(["install"], createMemoryStore(), ioOptions);
+    const first = await invoke(["uninstall"], createMemoryStore(), ioOptions);
+    assert.equal(
+      first.stdout.split("\n")[1],
+      `config: ${terraformrc} removed: it held only the credentials_helper block`,
+    );
+    const again = await invoke(["uninstall"], createMemoryStore(), ioOptions);
+    assert.deepEqual(again.stdout.split("\n").slice(0, 2), [
+      `helper: ${target} not installed`,
+      `config: ${terraformrc} does not exist: nothing to remove`,
+    ]);
+  });
+
+  test("uninstall names the hosts whose tokens stay, and a command that deletes them and still runs", async (t) => {
+    const { ioOptions } = temp(t);
+    const store = createMemoryStore({
+      "a.example.com": `{"token":"${SECRET}"}`,
+      "b.example.com": "{}",
+    });
+    await invoke(["--service", "work", "install"], store, ioOptions);
+    const outcome = await invoke(["uninstall"], store, ioOptions);
+    assert.match(
+      outcome.stdout,
+      new RegExp(
+        `\nthe tokens for a\\.example\\.com, b\\.example\\.com stay in the keychain \\(service "work"\\); "${ioOptions.execPath ?? ""} --service work uninstall --forget" deletes them\n$`,
+      ),
+    );
+    assert.ok(!outcome.stdout.includes(SECRET));
+    assert.equal(store.entries.size, 2);
+  });
+
+  test("uninstall --forget deletes the tokens as well, naming each host", async (t) => {
+    const { ioOptions } = temp(t);
+    const store = createMemoryStore({ "a.example.com": `{"token":"${SECRET}"}` });
+    await invoke(["install"], store, ioOptions);
+    const dry = await invoke(["uninstall", "--forget", "--dry-run"], store, ioOptions);
+    assert.match(
+      dry.stdout,
+      /\nforget: a\.example\.com would be deleted from the keychain \(service "terraform-credentials"\)\ndry run: nothing was changed\n$/,
+    );
+    assert.equal(store.entries.size, 1);
+    const outcome = await invoke(["uninstall", "--forget"], store, ioOptions);
+    assert.match(
+      outcome.stdout,
+      /\nforgot: a\.example\.com deleted from the keychain \(service "terraform-credentials"\)\n$/,
+    );
+    assert.equal(store.entries.size, 0);
   });
 
   test("--backend pass --service work install: every next step carries the same options", async (t) => {
@@ -290,7 +414,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     );
     assert.match(
       outcome.stdout,
-      /\nthe tokens stay in pass: forget them first if you no longer want them\n$/,
+      /\nno tokens are stored in pass \(service "terraform-credentials"\)\n$/,
     );
   });
 
@@ -397,3 +521,153 @@ describe("doctor", { skip: process.platform === "win32" && "runs a shell script"
     assert.ok(!outcome.stdout.includes(SECRET));
   });
 });
+
+describe(
+  "commands for people follow the installed block",
+  { skip: process.platform === "win32" && "POSIX paths" },
+  () => {
+    const PASS_WORK =
+      'credentials_helper "keychain" {\n  args = ["--backend", "pass", "--service", "work"]\n}\n';
+
+    function temp(t: TestContext, block = PASS_WORK) {
+      const box = createTempHome(t, "tfck-follow-");
+      const terraformrc = box.inHome(".terraformrc");
+      box.write(terraformrc, block, 0o600);
+      const ioOptions: FakeIoOptions = { env: {}, platform: "linux", homedir: box.home };
+      return { box, terraformrc, ioOptions };
+    }
+
+    for (const command of [["list"], ["import"], ["exec", "--", "true"]]) {
+      test(`${command[0] ?? ""} with no options uses the block's --backend and --service and says so on stderr`, async (t) => {
+        const { terraformrc, ioOptions } = temp(t);
+        const opened: GlobalOptions[] = [];
+        const outcome = await invoke(command, createMemoryStore(), ioOptions, opened);
+        assert.deepEqual(opened, [{ service: "work", backend: "pass" }]);
+        assert.ok(
+          outcome.stderr.startsWith(
+            `following the credentials_helper block in ${terraformrc}: --backend pass --service work\n`,
+          ),
+          outcome.stderr,
+        );
+      });
+    }
+
+    test("options on the command line win, one by one", async (t) => {
+      const { ioOptions } = temp(t);
+      const opened: GlobalOptions[] = [];
+      await invoke(["--backend", "keychain", "list"], createMemoryStore(), ioOptions, opened);
+      assert.deepEqual(opened, [{ service: "work", backend: "keychain" }]);
+      opened.length = 0;
+      const outcome = await invoke(
+        ["--backend", "keychain", "--service", "terraform-credentials", "list"],
+        createMemoryStore({ "a.example.com": "{}" }),
+        ioOptions,
+        opened,
+      );
+      assert.deepEqual(opened, [{ service: "terraform-credentials", backend: "keychain" }]);
+      assert.equal(outcome.stderr, "", "nothing followed, nothing said");
+    });
+
+    test("a block without args: the defaults, and nothing said", async (t) => {
+      const { ioOptions } = temp(t, BLOCK);
+      const opened: GlobalOptions[] = [];
+      const outcome = await invoke(
+        ["list"],
+        createMemoryStore({ "a.example.com": "{}" }),
+        ioOptions,
+        opened,
+      );
+      assert.deepEqual(opened, [{ service: "terraform-credentials", backend: "keychain" }]);
+      assert.deepEqual([outcome.stdout, outcome.stderr], ["a.example.com\n", ""]);
+    });
+
+    test("the block's --timeout is followed too", async (t) => {
+      const { ioOptions } = temp(
+        t,
+        'credentials_helper "keychain" {\n  args = ["--timeout", "7"]\n}\n',
+      );
+      const opened: GlobalOptions[] = [];
+      await invoke(["list"], createMemoryStore(), ioOptions, opened);
+      assert.deepEqual(opened, [
+        { service: "terraform-credentials", backend: "keychain", timeout: 7 },
+      ]);
+    });
+
+    test("TF_CLI_CONFIG_FILE chooses the block: a profile's", async (t) => {
+      const { box, ioOptions } = temp(t);
+      const profile = box.inHome(".terraformrc-personal");
+      box.write(
+        profile,
+        'credentials_helper "keychain" {\n  args = ["--service", "personal"]\n}\n',
+      );
+      const opened: GlobalOptions[] = [];
+      const outcome = await invoke(
+        ["list"],
+        createMemoryStore(),
+        { ...ioOptions, env: { TF_CLI_CONFIG_FILE: profile } },
+        opened,
+      );
+      assert.deepEqual(opened, [{ service: "personal", backend: "keychain" }]);
+      assert.match(outcome.stderr, new RegExp(`block in ${profile}: --service personal\n`));
+    });
+
+    test("with only OpenTofu's XDG tofurc, its block is the one followed", async (t) => {
+      const box = createTempHome(t, "tfck-follow-tofu-");
+      const xdg = box.inHome(".config");
+      box.write(path.join(xdg, "opentofu", "tofurc"), PASS_WORK, 0o600);
+      const opened: GlobalOptions[] = [];
+      await invoke(
+        ["list"],
+        createMemoryStore(),
+        { env: { XDG_CONFIG_HOME: xdg }, platform: "linux", homedir: box.home },
+        opened,
+      );
+      assert.deepEqual(opened, [{ service: "work", backend: "pass" }]);
+    });
+
+    test("args that are no options of ours: said on stderr, the defaults used", async (t) => {
+      const { terraformrc, ioOptions } = temp(
+        t,
+        'credentials_helper "keychain" {\n  args = ["--verbose"]\n}\n',
+      );
+      const opened: GlobalOptions[] = [];
+      const outcome = await invoke(["list"], createMemoryStore(), ioOptions, opened);
+      assert.deepEqual(opened, [{ service: "terraform-credentials", backend: "keychain" }]);
+      assert.match(
+        outcome.stderr,
+        new RegExp(`^the args of the credentials_helper block in ${terraformrc} are not options`),
+      );
+    });
+
+    test("doctor says in its report which block it follows, and checks that store", async (t) => {
+      const { terraformrc, ioOptions } = temp(t);
+      const opened: GlobalOptions[] = [];
+      const outcome = await invoke(["doctor"], createMemoryStore(), ioOptions, opened);
+      const lines = outcome.stdout.split("\n");
+      assert.equal(
+        lines[0],
+        `following the credentials_helper block in ${terraformrc}: --backend pass --service work`,
+      );
+      assert.ok(
+        lines.some((line) => line.includes('store --backend pass (service "work")')),
+        outcome.stdout,
+      );
+      assert.ok(!outcome.stdout.includes("--backend keychain (service"), outcome.stdout);
+      assert.ok(!outcome.stdout.includes("runs the helper with args"), outcome.stdout);
+    });
+
+    test("uninstall names the store the block used", async (t) => {
+      const { ioOptions } = temp(t);
+      const outcome = await invoke(["uninstall"], createMemoryStore(), ioOptions);
+      assert.equal(outcome.code, 0, outcome.stderr);
+      assert.match(outcome.stdout, /stored in pass \(service "work"\)/);
+    });
+
+    test("get, store and forget never follow it: Terraform gives them their args", async (t) => {
+      const { ioOptions } = temp(t);
+      const opened: GlobalOptions[] = [];
+      await invoke(["get", "a.example.com"], createMemoryStore(), ioOptions, opened);
+      assert.deepEqual(opened, [{ service: "terraform-credentials", backend: "keychain" }]);
+    });
+  },
+);

@@ -40,6 +40,8 @@ const EXECUTABLE = Buffer.concat([
   Buffer.from("#!/bin/sh\necho built\n"),
   Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x0a]),
 ]);
+const NO_LINK_HINT =
+  'to run it by name, put ~/.local/bin on PATH (in your shell\'s profile: export PATH="$HOME/.local/bin:$PATH"), open a new shell and install again: it links the helper there';
 const REFUSED_NOT_SEA =
   'install copies the built executable: run "npm run build", then "dist/terraform-credentials-keychain install"';
 
@@ -117,6 +119,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
           text: BLOCK,
         },
       ],
+      link: { kind: "none", hint: NO_LINK_HINT },
     });
     assert.deepEqual(filesUnder(box.home), [], "planning changes nothing");
   });
@@ -505,6 +508,7 @@ describe("uninstall", { skip: process.platform === "win32" && "POSIX paths and m
           text: original,
         },
       ],
+      links: [],
     });
     applyUninstall(plan);
     assert.equal(box.text(box.terraformrc), original);
@@ -541,6 +545,7 @@ describe("uninstall", { skip: process.platform === "win32" && "POSIX paths and m
     assert.deepEqual(plan, {
       helper: { target: box.plugin, present: false },
       configs: [{ file: box.terraformrc, tools: ["Terraform", "OpenTofu"], change: "unchanged" }],
+      links: [],
     });
     applyUninstall(plan);
     assert.equal(box.text(box.terraformrc), "# nothing of ours\n");
@@ -610,5 +615,142 @@ describe("uninstall", { skip: process.platform === "win32" && "POSIX paths and m
     const plan = planUninstall({ ...box.machine, isSea: false });
     applyUninstall(plan);
     assert.equal(existsSync(box.plugin), false);
+  });
+});
+
+describe("the command at hand", { skip: process.platform === "win32" && "POSIX symlinks" }, () => {
+  const onPath = (box: Sandbox, ...dirs: string[]): Sandbox => ({
+    ...box,
+    machine: { ...box.machine, env: { PATH: [...dirs, "/usr/bin", "/bin"].join(":") } },
+  });
+  const localBin = (box: Sandbox) => box.inHome(".local", "bin");
+  const linkIn = (dir: string) => path.join(dir, "terraform-credentials-keychain");
+
+  test("~/.local/bin on PATH (not yet made): install makes it and links the helper there", (t) => {
+    const box = sandbox(t);
+    const withLocal = onPath(box, localBin(box));
+    const plan = planInstall(withLocal.machine, [], false);
+    assert.deepEqual(plan.link, { kind: "link", path: linkIn(localBin(box)), change: "added" });
+    applyInstall(plan);
+    assert.equal(lstatSync(linkIn(localBin(box))).isSymbolicLink(), true);
+    assert.equal(readlinkSync(linkIn(localBin(box))), box.plugin);
+    assert.deepEqual(readFileSync(linkIn(localBin(box))), EXECUTABLE);
+    assert.deepEqual(planInstall(withLocal.machine, [], false).link, {
+      kind: "link",
+      path: linkIn(localBin(box)),
+      change: "unchanged",
+    });
+  });
+
+  test("~/bin on PATH and ~/.local/bin not: the link goes into ~/bin", (t) => {
+    const base = sandbox(t);
+    const box = onPath(base, base.inHome("bin"));
+    assert.deepEqual(planInstall(box.machine, [], false).link, {
+      kind: "link",
+      path: linkIn(base.inHome("bin")),
+      change: "added",
+    });
+  });
+
+  test("no user directory on PATH: nothing is linked, and one line says how", (t) => {
+    const box = onPath(sandbox(t));
+    const plan = planInstall(box.machine, [], false);
+    assert.deepEqual(plan.link, { kind: "none", hint: NO_LINK_HINT });
+    applyInstall(plan);
+    assert.equal(existsSync(localBin(box)), false);
+  });
+
+  test("a file of that name already there is someone else's: left alone", (t) => {
+    const base = sandbox(t);
+    const box = onPath(base, localBin(base));
+    base.write(linkIn(localBin(base)), "#!/bin/sh\necho npm launcher\n", 0o755);
+    const plan = planInstall(box.machine, [], false);
+    assert.deepEqual(plan.link, { kind: "taken", path: linkIn(localBin(base)) });
+    applyInstall(plan);
+    assert.equal(base.text(linkIn(localBin(base))), "#!/bin/sh\necho npm launcher\n");
+  });
+
+  test("a dangling link of that name (a deleted copy) is replaced", (t) => {
+    const base = sandbox(t);
+    const box = onPath(base, localBin(base));
+    mkdirSync(localBin(base), { recursive: true });
+    symlinkSync(path.join(base.root, "gone"), linkIn(localBin(base)));
+    install(box);
+    assert.equal(readlinkSync(linkIn(localBin(base))), base.plugin);
+  });
+
+  test("uninstall removes the link it made, and only a link to the installed file", (t) => {
+    const base = sandbox(t);
+    const box = onPath(base, localBin(base));
+    install(box);
+    const other = base.inHome("bin", "terraform-credentials-keychain");
+    mkdirSync(path.dirname(other), { recursive: true });
+    symlinkSync(base.executable, other);
+    // Whether or not the directory is still on PATH.
+    const plan = planUninstall({ ...box.machine, env: {} });
+    assert.deepEqual(plan.links, [linkIn(localBin(base))]);
+    applyUninstall(plan);
+    assert.equal(existsSync(linkIn(localBin(base))), false);
+    assert.equal(lstatSync(other).isSymbolicLink(), true, "a link to another file stays");
+    assert.equal(existsSync(base.plugin), false);
+  });
+
+  test("uninstall keeps the link with the executable when another profile still names it", (t) => {
+    const base = sandbox(t);
+    const box = onPath(base, localBin(base));
+    const profile = (file: string) => ({
+      ...box.machine,
+      env: { ...box.machine.env, TF_CLI_CONFIG_FILE: file },
+    });
+    applyInstall(
+      planInstall(profile(base.inHome(".terraformrc-work")), ["--service", "work"], false),
+    );
+    applyInstall(
+      planInstall(profile(base.inHome(".terraformrc-home")), ["--service", "home"], false),
+    );
+    applyUninstall(planUninstall(profile(base.inHome(".terraformrc-work"))));
+    assert.equal(existsSync(linkIn(localBin(base))), true);
+    assert.equal(existsSync(base.plugin), true);
+  });
+});
+
+describe("helperCommand", { skip: process.platform === "win32" && "POSIX symlinks" }, () => {
+  test("by name when PATH finds the installed file first, else by its path", async (t) => {
+    const { helperCommand } = await import("../../../src/commands/command-link.ts");
+    const box = sandbox(t);
+    const bin = box.inHome(".local", "bin");
+    const machine = { ...box.machine, env: { PATH: `${bin}:/usr/bin` } };
+    install(box);
+    assert.equal(helperCommand(machine, box.plugin), box.plugin, "not linked yet");
+    applyInstall(planInstall(machine, [], false));
+    assert.equal(helperCommand(machine, box.plugin), "terraform-credentials-keychain");
+    const earlier = path.join(box.root, "earlier");
+    box.write(path.join(earlier, "terraform-credentials-keychain"), "#!/bin/sh\n", 0o755);
+    const shadowed = { ...machine, env: { PATH: `${earlier}:${bin}` } };
+    assert.equal(helperCommand(shadowed, box.plugin), box.plugin, "another file comes first");
+  });
+
+  test("Windows: by name when the plugin folder is on PATH, else a PowerShell line to add it", async () => {
+    const { helperCommand, planCommandLink } =
+      await import("../../../src/commands/command-link.ts");
+    const target =
+      "C:\\Users\\u\\AppData\\Roaming\\terraform.d\\plugins\\terraform-credentials-keychain.exe";
+    const machine: Machine = {
+      env: { Path: "C:\\Windows;c:\\users\\u\\appdata\\roaming\\terraform.d\\plugins" },
+      platform: "win32",
+      arch: "x64",
+      homedir: "C:\\Users\\u",
+      execPath: target,
+      isSea: true,
+    };
+    assert.deepEqual(planCommandLink(machine, target), { kind: "on-path" });
+    const off = { ...machine, env: { Path: "C:\\Windows" } };
+    const plan = planCommandLink(off, target);
+    assert.ok(plan.kind === "none");
+    assert.match(
+      plan.hint,
+      /\[Environment\]::SetEnvironmentVariable\('Path', \[Environment\]::GetEnvironmentVariable\('Path', 'User'\) \+ ';C:\\Users\\u\\AppData\\Roaming\\terraform\.d\\plugins', 'User'\)/,
+    );
+    assert.equal(helperCommand(off, target), target);
   });
 });

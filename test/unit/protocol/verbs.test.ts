@@ -41,7 +41,7 @@ describe("get", () => {
       assert.equal(error.exitCode, ExitCode.Failure);
       assert.equal(
         error.message,
-        `the stored entry for ${HOST} is not a JSON credentials object; run "forget ${HOST}" and log in again`,
+        `the stored entry for ${HOST} is not a JSON credentials object; run "terraform logout ${HOST}" (or "tofu logout ${HOST}") and log in again`,
       );
       assert.ok(!error.message.includes(SECRET));
       assert.equal(store.entries.get(HOST), stored, "a corrupt entry must not be silently dropped");

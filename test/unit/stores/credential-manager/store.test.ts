@@ -74,7 +74,10 @@ describe("Credential Manager store", () => {
     const { api, entries } = fakeCredentialManager();
     entries.set(`${HOST}.${SERVICE}`, { userName: HOST, blob: Uint8Array.of(0xff, 0xfe) });
     const store = createCredentialManagerStore(api, SERVICE, unguarded);
-    await assert.rejects(store.get(HOST), /not UTF-8 text; run "forget app\.example\.com"/);
+    await assert.rejects(
+      store.get(HOST),
+      /not UTF-8 text; run "terraform logout app\.example\.com"/,
+    );
   });
 
   test("no user profile loaded (ERROR_NO_SUCH_LOGON_SESSION) gets its own line", async () => {
