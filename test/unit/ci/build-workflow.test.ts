@@ -102,6 +102,11 @@ describe("the build workflow", () => {
       macos.steps.indexOf(tests) > macos.steps.findIndex((step) => step.name?.startsWith("Sign")),
     );
     assert.match(runOf(macos), /cp "\$SIGNED" LICENSE/, "the signed binary is archived");
+    assert.match(
+      runOf(macos),
+      /npx tsx scripts\/archive-readme\.ts "release\/\$d\/README\.md"/,
+      "the archive's README gets the project's home, as scripts/release.ts writes it",
+    );
   });
 
   test("Windows tests the binary of the released archive with the unit and integration suites", () => {
