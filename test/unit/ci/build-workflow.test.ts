@@ -125,7 +125,7 @@ describe("the build workflow", () => {
       step.uses?.startsWith("hashicorp/setup-terraform"),
     )!;
     assert.equal(setup.with?.["terraform_version"], "1.11.4");
-    const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const readme = readFileSync(path.join(ROOT, "docs/platforms.md"), "utf8");
     assert.match(readme, /Terraform 1\.11 \(the oldest supported\)/);
     assert.deepEqual(jobs["e2e"]!.strategy?.matrix.include, [
       { tool: "terraform", version: "<2.0.0" },
