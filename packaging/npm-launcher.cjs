@@ -10,13 +10,22 @@ const platform = `${os ?? process.platform}-${process.arch}`;
 const packageName = `terraform-credentials-keychain-${platform}`;
 const file = `terraform-credentials-keychain${process.platform === "win32" ? ".exe" : ""}`;
 
+// Where else to get it: package.json's homepage (the project's one home, written at release).
+let home = "the project's README";
+try {
+  home = require("../package.json").homepage || home;
+} catch {
+  // No package.json beside bin/: keep the generic pointer.
+}
+
 let binary;
 try {
   binary = require.resolve(`${packageName}/bin/${file}`);
 } catch {
   process.stderr.write(
     `terraform-credentials-keychain: no binary for ${platform}: ${packageName} is not installed ` +
-      "(npm skips optional dependencies with --omit=optional; or this platform has no build)\n",
+      "(npm skips optional dependencies with --omit=optional; or this platform has no build); " +
+      `other ways to install it: ${home}\n`,
   );
   process.exit(1);
 }

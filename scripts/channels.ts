@@ -4,6 +4,7 @@
  * manifest. Pure text and objects; scripts/release.ts writes them to disk.
  */
 import { PROJECT_HOME, releaseUrl } from "./project-home.ts";
+import type { ProjectHome } from "./project-home.ts";
 import type { TargetName } from "./targets.ts";
 
 export const PROGRAM = "terraform-credentials-keychain";
@@ -167,6 +168,34 @@ export function scoopManifest(
     bin: binaryName("win-x64"),
     notes: `To have Terraform and OpenTofu use it, run once (and again after each update): ${PROGRAM} install`,
   };
+}
+
+/**
+ * The README inside each release archive: packaging/archive-README.md with `{{version}}`,
+ * `{{homepage}}`, `{{releases}}` and `{{bugs}}` filled in from package.json (project-home.ts).
+ * Throws when the template holds any other `{{...}}`, so no placeholder ships.
+ */
+export function archiveReadme(
+  template: string,
+  version: string,
+  home: ProjectHome = PROJECT_HOME,
+): string {
+  const values: Readonly<Record<string, string>> = {
+    version,
+    homepage: home.homepage,
+    releases: `${home.repositoryUrl}/releases`,
+    bugs: home.bugs,
+  };
+  return template.replace(/\{\{(\w*)\}\}/g, (placeholder, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`archive README: unknown placeholder ${placeholder}`);
+    return value;
+  });
+}
+
+/** "1 archive", "2 archives". */
+export function countOf(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 /** A double-quoted Ruby string literal; `#` escaped so nothing is interpolated. */

@@ -8,6 +8,7 @@
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { countOf } from "./channels.ts";
 import { gatherRelease } from "./gather-archives.ts";
 import { packageVersion, ROOT } from "./packages.ts";
 
@@ -20,4 +21,4 @@ if (values.tag !== undefined && values.tag !== `v${version}`) {
 }
 const dir = path.resolve(values.dir);
 const archives = gatherRelease({ root: ROOT, version, dir });
-console.log(`${path.relative(ROOT, dir)}/SHA256SUMS: ${archives.length} archives`);
+console.log(`${path.relative(ROOT, dir)}/SHA256SUMS: ${countOf(archives.length, "archive")}`);

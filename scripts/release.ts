@@ -17,6 +17,7 @@ import { packageVersion, ROOT } from "./packages.ts";
 import { TARGET_NAMES, TARGETS } from "./targets.ts";
 import type { Target, TargetName } from "./targets.ts";
 import { releaseUrl } from "./project-home.ts";
+import { archiveReadme, countOf } from "./channels.ts";
 import type { ReleaseArchive } from "./channels.ts";
 import { writeChannels } from "./write-channels.ts";
 
@@ -41,6 +42,10 @@ const out = path.resolve(values.out ?? path.join(root, "release"));
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
+const readme = archiveReadme(
+  readFileSync(path.join(root, "packaging/archive-README.md"), "utf8"),
+  version,
+);
 const sums: string[] = [];
 const archives: ReleaseArchive[] = [];
 for (const name of targets) {
@@ -56,7 +61,7 @@ for (const name of targets) {
   const staging = path.join(out, `terraform-credentials-keychain_${version}_${name}`);
   mkdirSync(staging);
   copyFileSync(path.join(root, "dist", name, binaryName), path.join(staging, binaryName));
-  copyFileSync(path.join(root, "packaging/archive-README.md"), path.join(staging, "README.md"));
+  writeFileSync(path.join(staging, "README.md"), readme);
   copyFileSync(path.join(root, "LICENSE"), path.join(staging, "LICENSE"));
   const files = [binaryName, "LICENSE", "README.md"];
   const archive = target.os === "win32" ? zip(staging, files) : tarXz(staging, files);
@@ -69,7 +74,7 @@ for (const name of targets) {
   );
 }
 writeFileSync(path.join(out, "SHA256SUMS"), `${sums.join("\n")}\n`);
-console.log(`${path.relative(root, out)}/SHA256SUMS: ${sums.length} archives`);
+console.log(`${path.relative(root, out)}/SHA256SUMS: ${countOf(sums.length, "archive")}`);
 writeChannels(out, {
   root,
   version,

@@ -1,8 +1,32 @@
 #!/usr/bin/env bash
 # One-step set-up on a fresh Debian/Ubuntu machine (`npm run setup`): install the project's
 # dependencies, build the single executable, and install it for Terraform and OpenTofu.
+# It edits your own CLI config, so it prints the plan (which file, which block) and how to
+# undo it before it changes anything.
+#   npm run setup [-- --backend pass] [-- --service NAME] [-- --force] [-- --dry-run]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The helper's options go before `install` (they become the block's args), install's own
+# after it: `npm run setup -- --force` is `install --force`.
+helper_options=()
+install_options=()
+for arg in "$@"; do
+  case "$arg" in
+    --force | --dry-run) install_options+=("$arg") ;;
+    *) helper_options+=("$arg") ;;
+  esac
+done
+helper=(./dist/terraform-credentials-keychain ${helper_options[@]+"${helper_options[@]}"})
+
+echo "npm run setup: npm ci, build, then install the helper for $(id -un): it adds a credentials_helper block to your CLI config (the plan is printed first)"
 npm ci --no-audit --no-fund --loglevel=error
 npm run --silent build
-./dist/terraform-credentials-keychain "$@" install
+echo "== the plan"
+if ! "${helper[@]}" install --dry-run ${install_options[@]+"${install_options[@]}"}; then
+  echo "npm run setup: nothing was changed; install's options go after --: npm run setup -- --force" >&2
+  exit 1
+fi
+[[ " ${install_options[*]-} " != *" --dry-run "* ]] || exit 0
+echo "== installing (undo: ${helper[*]} uninstall)"
+"${helper[@]}" install ${install_options[@]+"${install_options[@]}"}

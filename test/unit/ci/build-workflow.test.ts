@@ -102,6 +102,11 @@ describe("the build workflow", () => {
       macos.steps.indexOf(tests) > macos.steps.findIndex((step) => step.name?.startsWith("Sign")),
     );
     assert.match(runOf(macos), /cp "\$SIGNED" LICENSE/, "the signed binary is archived");
+    assert.match(
+      runOf(macos),
+      /npx tsx scripts\/archive-readme\.ts "release\/\$d\/README\.md"/,
+      "the archive's README gets the project's home, as scripts/release.ts writes it",
+    );
   });
 
   test("Windows tests the binary of the released archive with the unit and integration suites", () => {
@@ -120,7 +125,7 @@ describe("the build workflow", () => {
       step.uses?.startsWith("hashicorp/setup-terraform"),
     )!;
     assert.equal(setup.with?.["terraform_version"], "1.11.4");
-    const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const readme = readFileSync(path.join(ROOT, "docs/platforms.md"), "utf8");
     assert.match(readme, /Terraform 1\.11 \(the oldest supported\)/);
     assert.deepEqual(jobs["e2e"]!.strategy?.matrix.include, [
       { tool: "terraform", version: "<2.0.0" },

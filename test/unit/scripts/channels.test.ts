@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import {
+  archiveReadme,
+  countOf,
   homebrewFormula,
   mainPackageJson,
   platformPackageJson,
@@ -12,6 +14,7 @@ import {
 } from "../../../scripts/channels.ts";
 import type { ReleaseArchive } from "../../../scripts/channels.ts";
 import { ROOT } from "../../../scripts/packages.ts";
+import { PROJECT_HOME, projectHome } from "../../../scripts/project-home.ts";
 import { TARGET_NAMES } from "../../../scripts/targets.ts";
 
 const BASE = "https://example.test/v1.2.3";
@@ -150,5 +153,50 @@ describe("release URLs", () => {
       formula,
       /url "https:\/\/github\.com\/terraform-credentials-keychain\/terraform-credentials-keychain\/releases\/download\/v1\.2\.3\/terraform-credentials-keychain_1\.2\.3_darwin-arm64\.tar\.xz"/,
     );
+  });
+});
+
+describe("the archive's README", () => {
+  const template = readFileSync(path.join(ROOT, "packaging/archive-README.md"), "utf8");
+
+  test("names the version and package.json's homepage, releases and bugs, and no placeholder", () => {
+    const readme = archiveReadme(template, "1.2.3");
+    assert.match(readme, /^# terraform-credentials-keychain 1\.2\.3$/m);
+    for (const url of [
+      PROJECT_HOME.homepage,
+      `${PROJECT_HOME.repositoryUrl}/releases`,
+      PROJECT_HOME.bugs,
+    ]) {
+      assert.ok(readme.includes(url), url);
+    }
+    assert.doesNotMatch(readme, /\{\{/);
+  });
+
+  test("follows another home", () => {
+    const home = projectHome({
+      repository: { type: "git", url: "git+https://github.com/acme/helper.git" },
+      homepage: "https://github.com/acme/helper#readme",
+      bugs: { url: "https://github.com/acme/helper/issues" },
+    });
+    const readme = archiveReadme("{{homepage}} {{releases}} {{bugs}}", "1.2.3", home);
+    assert.equal(
+      readme,
+      "https://github.com/acme/helper#readme https://github.com/acme/helper/releases https://github.com/acme/helper/issues",
+    );
+  });
+
+  test("refuses an unknown placeholder", () => {
+    assert.throws(
+      () => archiveReadme("see {{website}}", "1.2.3"),
+      /unknown placeholder \{\{website\}\}/,
+    );
+  });
+});
+
+describe("counts in messages", () => {
+  test("1 archive, 2 archives", () => {
+    assert.equal(countOf(1, "archive"), "1 archive");
+    assert.equal(countOf(2, "archive"), "2 archives");
+    assert.equal(countOf(0, "archive"), "0 archives");
   });
 });

@@ -4,7 +4,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
+import { spawnSync } from "node:child_process";
 import type { ReleaseArchive } from "../../../scripts/channels.ts";
+import { PROJECT_HOME } from "../../../scripts/project-home.ts";
 import { writeChannels } from "../../../scripts/write-channels.ts";
 
 const ROOT = path.join(import.meta.dirname, "../../..");
@@ -80,4 +82,13 @@ test("release writes a Scoop manifest, a formula and npm packages that name the 
     main.bin["terraform-credentials-keychain"]!,
   );
   assert.match(readFileSync(launcher, "utf8"), /^#!\/usr\/bin\/env node\n/);
+  // Without its platform package (none is installed here), the launcher says where else to
+  // get the helper: the homepage from the package's own package.json.
+  const run = spawnSync(process.execPath, [launcher, "--version"], { encoding: "utf8" });
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /is not installed/);
+  assert.ok(
+    run.stderr.includes(`other ways to install it: ${PROJECT_HOME.homepage}\n`),
+    run.stderr,
+  );
 });
