@@ -123,6 +123,9 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
       }
     },
     async list() {
+      // A person asked (list, exec, doctor): an empty answer from a store that was never set
+      // up would look like "nothing stored". (get keeps pass's own answer: nothing found.)
+      if (storeRecipients(storeDir, folder).length === 0) throw notInitialised(storeDir);
       // `pass ls` draws a tree for people; the directory itself is the index (as docker's
       // pass.go does too). Reading it needs neither gpg nor the lock.
       const dir = path.join(storeDir, ...folder.split("/"));
@@ -425,6 +428,12 @@ async function lockHolder(lock: string): Promise<LockHolder | "released"> {
   }
 }
 
+function notInitialised(storeDir: string): CliError {
+  return new CliError(
+    `the password store in ${storeDir} is not initialised; run "pass init <gpg-id>" with the id of a GPG key on this machine (see "gpg --list-secret-keys"), or set PASSWORD_STORE_DIR to an existing store`,
+  );
+}
+
 function spawnFailure(error: Error, context: FailureContext): CliError {
   const shown = JSON.stringify(context.command);
   const code = errorCode(error);
@@ -470,11 +479,7 @@ function passFailure(
 
   // pass: "Error: You must run:\n    pass init your-gpg-id\nbefore you may use the password
   // store." followed by its whole usage text: no .gpg-id anywhere above the entry.
-  if (/before you may use the password store/.test(stderr)) {
-    return new CliError(
-      `the password store in ${context.storeDir} is not initialised; run "pass init <gpg-id>" with the id of a GPG key on this machine (see "gpg --list-secret-keys"), or set PASSWORD_STORE_DIR to an existing store`,
-    );
-  }
+  if (/before you may use the password store/.test(stderr)) return notInitialised(context.storeDir);
   // gpg -e: "gpg: <id>: skipped: No public key" / "Unusable public key" (expired, revoked,
   // no encryption subkey) / "No name" (an e-mail address without a key), then
   // "gpg: [stdin]: encryption failed: ...". The entry that was there is left as it was.
