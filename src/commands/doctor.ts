@@ -40,8 +40,6 @@ export async function runDoctor(
   const locations = locationsOf(io);
   const checks: Check[] = [];
 
-  checks.push(...(await storeChecks(io, options, openStore)));
-
   // Read once: the config, install and shadow checks all look into these files.
   const configFiles = new Map(
     [locations.terraformConfigFile, locations.tofuConfigFile].map((file) => [
@@ -71,6 +69,10 @@ export async function runDoctor(
   const inProfile = (words: readonly string[]) =>
     withVariable(profileVariable(io.env), commandLine(words, io.platform), io.platform);
   const runnable = (...words: string[]) => inProfile([executable, ...helperArgs, ...words]);
+  // First in the report; checked here, once a fix can name the command that switches stores.
+  const switchTo = (backend: GlobalOptions["backend"]) =>
+    inProfile([executable, ...withBackend(helperArgs, backend), "install", "--force"]);
+  checks.unshift(...(await storeChecks(io, options, openStore, switchTo)));
 
   for (const [file, text] of configFiles) {
     const tools = [
@@ -125,6 +127,7 @@ async function storeChecks(
   io: Machine,
   options: GlobalOptions,
   openStore: () => CredentialStore | Promise<CredentialStore>,
+  switchTo: (backend: GlobalOptions["backend"]) => string,
 ): Promise<Check[]> {
   const keychain = await probeKeychain(io, options.service);
   const pass = await probePass(io.env, io.homedir, io.platform);
@@ -147,13 +150,22 @@ async function storeChecks(
       }
     : { status: "ok", title: "stores on this machine", details: available };
   if (!chosen.safeToOpen) {
+    // The other store works here (a headless machine without D-Bus, with pass set up): the
+    // way out is to switch the helper to it, which install --force does, block and all.
+    const other = (Object.keys(probes) as GlobalOptions["backend"][]).find(
+      (backend) => backend !== options.backend && probes[backend].status === "ok",
+    );
+    const fixes = [
+      ...(chosen.fix ? [chosen.fix] : []),
+      ...(other === undefined ? [] : [`or use ${storeName(other)}: run "${switchTo(other)}"`]),
+    ];
     return [
       storesHere,
       {
         status: chosen.status,
         title: `${title}: ${chosen.summary}`,
         details: [],
-        ...(chosen.fix ? { fix: chosen.fix } : {}),
+        ...(fixes.length > 0 ? { fix: fixes.join("; ") } : {}),
       },
     ];
   }
@@ -405,6 +417,17 @@ function shadowCheck(
         details,
         fix: `${importHint}; unset the variables; remove the credentials blocks`,
       };
+}
+
+/** `args` with `--backend backend` in place of any --backend they had. */
+function withBackend(args: readonly string[], backend: GlobalOptions["backend"]): string[] {
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? "";
+    if (arg === "--backend") i++;
+    else if (!arg.startsWith("--backend=")) rest.push(arg);
+  }
+  return ["--backend", backend, ...rest];
 }
 
 /** `TF_TOKEN_app_terraform_io` names `app.terraform.io`: "__" stands for "-", "_" for ".". */

@@ -41,6 +41,21 @@ export type GpgVerdict =
  * with `--pinentry-mode error`, so a key whose passphrase gpg-agent has not cached fails at
  * once instead of showing a pinentry.
  */
+/**
+ * The fingerprint of the first secret key gpg has here, or `undefined` when it has none (or
+ * gpg cannot be run): what `pass init` needs.
+ */
+export async function firstSecretKey(env: Env, timeoutMs: number): Promise<string | undefined> {
+  const listing = await runGpg(
+    env,
+    ["--batch", "--with-colons", "--list-secret-keys"],
+    "",
+    timeoutMs,
+  );
+  if (listing.code !== 0) return undefined;
+  return /^fpr:+([0-9A-F]{40}):/m.exec(listing.stdout)?.[1];
+}
+
 export async function gpgDecrypts(
   env: Env,
   recipients: readonly string[],

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
-import { gpgDecrypts, storeRecipients } from "./gpg-probe.ts";
+import { firstSecretKey, gpgDecrypts, storeRecipients } from "./gpg-probe.ts";
 import { passStoreDir, TOP_FOLDER } from "./pass-store.ts";
 import type { ProbeResult } from "./probe-result.ts";
 
@@ -40,10 +40,17 @@ export async function probePass(
     };
   }
   if (!existsSync(path.join(storeDir, ".gpg-id"))) {
+    // A fix that runs as printed: the key this machine has, or one made for the purpose
+    // (no passphrase, as a build machine needs; a person may prefer one gpg-agent caches).
+    const key = await firstSecretKey(env, 5000);
+    const id = "terraform-credentials <$USER@$(hostname)>";
     return {
       status: "fail",
       summary: `the password store in ${storeDir} is not initialised`,
-      fix: 'run "pass init <gpg-id>" with a key from "gpg --list-secret-keys"',
+      fix:
+        key === undefined
+          ? `run: gpg --batch --passphrase '' --quick-gen-key "${id}" default default never && pass init "${id}"`
+          : `run "pass init ${key}" (the secret key gpg has here)`,
       safeToOpen: false,
     };
   }

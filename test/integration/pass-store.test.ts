@@ -564,5 +564,31 @@ describe(
         }
       });
     }
+
+    test("no D-Bus, pass set up: doctor's fix for the keychain is the command that switches to pass", async () => {
+      const session = await startPassSession();
+      try {
+        const env = { ...session.env, DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent/bus" };
+        const doctor = await runHelperProcess(["doctor"], { env });
+        assert.notEqual(doctor.code, 0);
+        assert.match(doctor.stdout, /--backend pass install --force/);
+      } finally {
+        await session.close();
+      }
+    });
+
+    test("a store not yet initialised, with a secret key here: the fix names that key", async () => {
+      const session = await startPassSession();
+      try {
+        rmSync(path.join(session.storeDir, ".gpg-id"));
+        const doctor = await runHelperProcess(["--backend", "pass", "doctor"], {
+          env: session.env,
+        });
+        assert.notEqual(doctor.code, 0);
+        assert.ok(doctor.stdout.includes(`pass init ${session.fingerprint}`), doctor.stdout);
+      } finally {
+        await session.close();
+      }
+    });
   },
 );

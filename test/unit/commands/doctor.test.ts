@@ -668,7 +668,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     );
   });
 
-  test("--backend pass without pass installed: fail with the fix, and the store is not opened", async (t) => {
+  test("--backend pass without pass installed: fail with the fix, switching to the keychain that works, and the store is not opened", async (t) => {
     const box = healthy(t);
     const store = createMemoryStore();
     const checks = await doctor(box, store, { service: DEFAULT_SERVICE, backend: "pass" }, [
@@ -680,7 +680,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       title:
         'store --backend pass (service "terraform-credentials"): pass is not installed (not on PATH)',
       details: [],
-      fix: 'install pass and gnupg (e.g. "apt-get install pass"), then "pass init <gpg-id>"',
+      fix: `install pass and gnupg (e.g. "apt-get install pass"), then "pass init <gpg-id>"; or use the keychain: run "${box.plugin} --backend keychain install --force"`,
     });
     assert.deepEqual(store.calls, []);
   });
