@@ -31,6 +31,9 @@ async function main(): Promise<number> {
         return process.stdin.isTTY;
       },
       stdout: standardOutput(1, () => process.stdout),
+      get stdoutIsTTY() {
+        return process.stdout.isTTY;
+      },
       stderr: standardOutput(2, () => process.stderr),
       env: process.env,
       platform: process.platform,

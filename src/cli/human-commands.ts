@@ -198,12 +198,14 @@ export function humanHandlers(
       const options = await follow(given);
       const hosts = await (await openStore(options)).list();
       if (json) say(JSON.stringify(hosts));
-      // On stderr: stdout stays the list a script reads, empty when there is none.
-      else if (hosts.length === 0)
-        note(
-          `no credentials stored in ${storeName(options.backend)} (service "${options.service}")`,
-        );
-      else for (const host of hosts) say(host);
+      // Only to a person, and on stderr: stdout stays the list a script reads, empty when
+      // there is none.
+      else if (hosts.length === 0) {
+        if (io.stdoutIsTTY === true)
+          note(
+            `no credentials stored in ${storeName(options.backend)} (service "${options.service}")`,
+          );
+      } else for (const host of hosts) say(host);
     },
 
     async doctor(given) {

@@ -8,6 +8,8 @@ export interface Io {
   /** True when stdin is a terminal: then a failed `store` does not wait for EOF. */
   readonly stdinIsTTY: boolean;
   readonly stdout: TextSink;
+  /** True when stdout is a terminal (a person reads it); undefined counts as no. */
+  readonly stdoutIsTTY?: boolean;
   readonly stderr: TextSink;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly platform: NodeJS.Platform;

@@ -113,6 +113,9 @@ test(
     assert.ok(doctor.stdout.includes(`has credentials for ${harness.server.host}`), doctor.stdout);
     // It says which stores work here: pass does, the keychain has no session bus.
     assert.match(doctor.stdout, /--backend keychain: not usable: no D-Bus session bus/);
-    assert.match(doctor.stdout, /--backend pass: pass is installed and .* is initialised/);
+    assert.match(
+      doctor.stdout,
+      /--backend pass: pass is installed, .* is initialised, and its gpg key decrypts without a passphrase prompt/,
+    );
   },
 );

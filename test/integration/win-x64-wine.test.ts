@@ -326,7 +326,13 @@ if (missing !== undefined) {
       assertCleanSuccess(again);
       assert.equal(readFileSync(terraformRc, "utf8"), config, "a second install changed the file");
 
-      assertCleanSuccess(await helper(["uninstall"]));
+      // uninstall follows the installed block's --service, and says so on stderr.
+      const uninstall = await helper(["uninstall"]);
+      assert.equal(uninstall.code, 0, uninstall.stderr);
+      assert.match(
+        uninstall.stderr,
+        /^following the credentials_helper block in [^\n]*terraform\.rc: --service work\n$/,
+      );
       assert.equal(existsSync(plugin), false);
       // terraform.rc held only the block install wrote: uninstall removes it rather than leave
       // an empty file that would still decide which file OpenTofu reads.

@@ -15,6 +15,7 @@ export interface FakeIoOptions {
    */
   readonly stdinStaysOpen?: boolean;
   readonly stdinIsTTY?: boolean;
+  readonly stdoutIsTTY?: boolean;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly platform?: NodeJS.Platform;
   readonly arch?: string;
@@ -72,6 +73,7 @@ export function createFakeIo(options: FakeIoOptions = {}): FakeIo {
   return {
     stdin,
     stdinIsTTY: options.stdinIsTTY ?? false,
+    stdoutIsTTY: options.stdoutIsTTY ?? false,
     stdout: recordingSink(),
     stderr: recordingSink(),
     env: options.env ?? {},

@@ -59,11 +59,19 @@ describe("list", () => {
     });
   });
 
-  test("no hosts: nothing on stdout, and stderr says so", async () => {
-    assert.deepEqual(await invoke(["list"], createMemoryStore()), {
+  test("no hosts, at a terminal: nothing on stdout, and stderr says so", async () => {
+    assert.deepEqual(await invoke(["list"], createMemoryStore(), { stdoutIsTTY: true }), {
       code: 0,
       stdout: "",
       stderr: 'no credentials stored in the keychain (service "terraform-credentials")\n',
+    });
+  });
+
+  test("no hosts, into a pipe: nothing at all, for the script that reads it", async () => {
+    assert.deepEqual(await invoke(["list"], createMemoryStore()), {
+      code: 0,
+      stdout: "",
+      stderr: "",
     });
   });
 
