@@ -88,10 +88,7 @@ export interface StagedFile {
 export function stageFile(file: string, content: string | Uint8Array, mode: number): StagedFile {
   refuseSpecialFile(file, lstatIfExists(file));
   const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
-  // A name no other process picks ("wx" refuses one that exists); no crypto module needed,
-  // which keeps it off the start-up path of the addon loader that shares this function.
-  const unique = `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${unique}.tmp`);
+  const temp = tempNameBeside(file);
   let fd;
   try {
     fd = openSync(temp, "wx", mode);
@@ -116,6 +113,26 @@ export function stageFile(file: string, content: string | Uint8Array, mode: numb
     rmSync(temp, { force: true });
     throw writeFailure(file, error);
   }
+  return stagedAt(temp, file);
+}
+
+/**
+ * A symlink at `file` that leads to `target`, made beside it under a temp name and renamed
+ * over `file` on `commit()`: whatever was at `file` is replaced in one step. Callers decide
+ * whether `file` may be replaced; a failure is a CliError naming `file`.
+ */
+export function stageSymlink(file: string, target: string): StagedFile {
+  const temp = tempNameBeside(file);
+  try {
+    symlinkSync(target, temp);
+  } catch (error) {
+    throw writeFailure(file, error);
+  }
+  return stagedAt(temp, file);
+}
+
+/** `temp`, made beside `file`, as a StagedFile: renamed over `file` on commit. */
+function stagedAt(temp: string, file: string): StagedFile {
   return {
     target: file,
     commit() {
@@ -133,34 +150,12 @@ export function stageFile(file: string, content: string | Uint8Array, mode: numb
   };
 }
 
-/**
- * A symlink at `file` that leads to `target`, made beside it under a temp name and renamed
- * over `file` on `commit()`: whatever was at `file` is replaced in one step. Callers decide
- * whether `file` may be replaced; a failure is a CliError naming `file`.
- */
-export function stageSymlink(file: string, target: string): StagedFile {
+/** A name beside `file` that no other process picks. */
+function tempNameBeside(file: string): string {
+  // No crypto module needed, which keeps it off the start-up path of the addon loader that
+  // shares this module; "wx" (or symlink's EEXIST) refuses a name that exists anyway.
   const unique = `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${unique}.tmp`);
-  try {
-    symlinkSync(target, temp);
-  } catch (error) {
-    throw writeFailure(file, error);
-  }
-  return {
-    target: file,
-    commit() {
-      try {
-        renameSync(temp, file);
-      } catch (error) {
-        rmSync(temp, { force: true });
-        throw writeFailure(file, error);
-      }
-      syncDirectory(path.dirname(file));
-    },
-    discard() {
-      rmSync(temp, { force: true });
-    },
-  };
+  return path.join(path.dirname(file), `.${path.basename(file)}.${unique}.tmp`);
 }
 
 /** Replaces `file` with `content` at once: `stageFile` and `commit`. */

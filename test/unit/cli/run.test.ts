@@ -235,33 +235,6 @@ describe("store", () => {
     );
     assertFailure(outcome, ExitCode.Usage, 'unknown option "--bogus" (see "--help")\n');
   });
-
-  test("an unknown option of a command names the command and its help", async () => {
-    const outcome = await createHarness().invoke(["list", "--bogus"]);
-    assertFailure(
-      outcome,
-      ExitCode.Usage,
-      'unknown option "--bogus" for list (see "list --help")\n',
-    );
-  });
-
-  test("an option without its value says which, in our words", async () => {
-    const outcome = await createHarness().invoke(["list", "--timeout"]);
-    assertFailure(outcome, ExitCode.Usage, '--timeout needs a value (see "--help")\n');
-  });
-
-  test("a command's option before the command works as after it: --json list", async () => {
-    const h = createHarness();
-    h.storeFor(DEFAULT_SERVICE);
-    const outcome = await h.invoke(["--service", "work", "--json", "list"]);
-    assert.deepEqual([outcome.code, outcome.stdout, outcome.stderr], [0, "[]\n", ""]);
-    assert.deepEqual(h.opened, [{ service: "work", backend: "keychain" }]);
-  });
-
-  test("a command's option before a protocol verb is still refused", async () => {
-    const outcome = await createHarness().invoke(["--force", "get", HOST]);
-    assertFailure(outcome, ExitCode.Usage, 'unknown option "--force" (see "--help")\n');
-  });
 });
 
 describe("forget", () => {

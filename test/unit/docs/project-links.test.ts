@@ -4,19 +4,13 @@
  * and every relative link names a file that exists.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
+import { DOCUMENTS } from "../../support/documents.ts";
 import { ROOT } from "../../../scripts/packages.ts";
 import { PROJECT_HOME } from "../../../scripts/project-home.ts";
 
-const DOCUMENTS = [
-  "README.md",
-  "packaging/archive-README.md",
-  ...readdirSync(path.join(ROOT, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .map((name) => `docs/${name}`),
-];
 const owner = new URL(PROJECT_HOME.repositoryUrl).pathname.split("/")[1]!;
 
 for (const document of DOCUMENTS) {

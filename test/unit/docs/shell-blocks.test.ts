@@ -6,9 +6,10 @@
  * So a block of several commands is one `&&` chain (or starts with `set -e`).
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
+import { DOCUMENTS } from "../../support/documents.ts";
 import { ROOT } from "../../../scripts/packages.ts";
 
 interface ShellBlock {
@@ -230,14 +231,6 @@ describe("the safe copy-paste check", () => {
     ]);
   });
 });
-
-const DOCUMENTS = [
-  "README.md",
-  "packaging/archive-README.md",
-  ...readdirSync(path.join(ROOT, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .map((name) => `docs/${name}`),
-];
 
 describe("the shell blocks people copy", () => {
   for (const document of DOCUMENTS) {
