@@ -80,6 +80,22 @@ export function humanHandlers(
       );
       say(`      "${next("import")}" moves tokens already in credentials.tfrc.json;`);
       say(`      "${next("doctor")}" checks the set-up`);
+      // The keychain of a Linux machine with no Secret Service (a server, CI, SSH): install
+      // works, and then every login would fail. Say so now, with the way out.
+      if (options.backend === "keychain" && io.platform !== "darwin" && io.platform !== "win32") {
+        const { probeSecretService } = await import("../stores/secret-service/probe.ts");
+        const probe = await probeSecretService(io.env, 5);
+        if (probe.status === "fail") {
+          const pass = inProfile([
+            helper,
+            ...helperArgs({ ...options, backend: "pass" }),
+            "install",
+            "--force",
+          ]);
+          say(`warning: the keychain cannot be reached here: ${probe.summary}`);
+          say(`      on a machine without a desktop session, store in pass instead: "${pass}"`);
+        }
+      }
     },
 
     async uninstall(given, { force, dryRun, forget }) {

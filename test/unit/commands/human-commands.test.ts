@@ -125,9 +125,11 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     const box = createTempHome(t, "tfck-human-");
     const executable = path.join(box.root, "dist", "terraform-credentials-keychain");
     box.write(executable, "#!/bin/sh\necho built\n", 0o755);
+    // macOS: its keychain is always there, so install has no warning to add (on Linux,
+    // install probes the Secret Service: see the test of that below).
     const ioOptions: FakeIoOptions = {
       env: {},
-      platform: "linux",
+      platform: "darwin",
       arch: "x64",
       homedir: box.home,
       execPath: executable,
@@ -136,6 +138,25 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     const target = box.inHome(".terraform.d", "plugins", "terraform-credentials-keychain");
     return { box, ioOptions, target, terraformrc: box.inHome(".terraformrc") };
   }
+
+  test("Linux without a Secret Service: install warns, with the command that switches to pass", async (t) => {
+    const { ioOptions, target } = temp(t);
+    const outcome = await invoke(["install"], createMemoryStore(), {
+      ...ioOptions,
+      platform: "linux",
+    });
+    assert.equal(outcome.code, 0);
+    assert.ok(
+      outcome.stdout.endsWith(
+        `      on a machine without a desktop session, store in pass instead: "${target} --backend pass install --force"\n`,
+      ),
+      outcome.stdout,
+    );
+    assert.match(
+      outcome.stdout,
+      /^warning: the keychain cannot be reached here: no D-Bus session bus/m,
+    );
+  });
 
   test("--dry-run says what would be done and changes nothing", async (t) => {
     const { box, ioOptions, target, terraformrc } = temp(t);
