@@ -8,7 +8,7 @@ import type { ProbeResult } from "../stores/probe-result.ts";
 import { probeSecretService } from "../stores/secret-service/probe.ts";
 import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-config.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
-import { HELPER_BLOCK_NAME, locationsOf, type Machine } from "./install.ts";
+import { HELPER_BLOCK_NAME, locationsOf, openTofuTakeover, type Machine } from "./install.ts";
 import { readTextIfExists } from "../system/files.ts";
 import { printable } from "../quote.ts";
 import { otherHelperFiles, readConfigDirFiles, type ConfigDirFile } from "./config-dir-files.ts";
@@ -75,6 +75,21 @@ export async function runDoctor(
   checks.unshift(...(await storeChecks(io, options, openStore, switchTo)));
 
   for (const [file, text] of configFiles) {
+    // install leaves ~/.terraformrc uncreated while OpenTofu reads its own XDG tofurc (its
+    // existence would hide that file from OpenTofu): not a failure, the choice it made.
+    if (
+      text === undefined &&
+      file === locations.terraformConfigFile &&
+      openTofuTakeover(io, locations)
+    ) {
+      checks.push({
+        status: "warn",
+        title: `Terraform is not set up: ${file} does not exist, and creating it would make OpenTofu stop reading ${locations.tofuConfigFile}`,
+        details: [],
+        fix: `for Terraform, set TF_CLI_CONFIG_FILE=${locations.tofuConfigFile}`,
+      });
+      continue;
+    }
     const tools = [
       file === locations.terraformConfigFile ? "Terraform" : undefined,
       file === locations.tofuConfigFile ? "OpenTofu" : undefined,

@@ -362,7 +362,7 @@ function lstatSafe(file: string) {
  * once Terraform's file exists: OpenTofu takes $XDG_CONFIG_HOME/opentofu/tofurc only while
  * neither ~/.tofurc nor ~/.terraformrc exists (internal/command/cliconfig/config_unix.go).
  */
-function openTofuTakeover(machine: Machine, locations: TerraformLocations): boolean {
+export function openTofuTakeover(machine: Machine, locations: TerraformLocations): boolean {
   const terraformFile = locations.terraformConfigFile;
   if (locations.tofuConfigFile === terraformFile || existsSync(terraformFile)) return false;
   if (!existsSync(locations.tofuConfigFile)) return false;

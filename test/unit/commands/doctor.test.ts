@@ -259,6 +259,22 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     assert.equal(tofu.fix, configFix(box));
   });
 
+  test("only OpenTofu's XDG tofurc, as install left it: ~/.terraformrc's absence is a warning with the way for Terraform", async (t) => {
+    const box = sandbox(t);
+    const config = box.inHome(".config");
+    const tofurc = path.join(config, "opentofu", "tofurc");
+    box.write(tofurc, BLOCK, 0o600);
+    box.installHelper();
+    const machine = { ...box.machine, env: { XDG_CONFIG_HOME: config } };
+    const checks = await runDoctor(machine, VERSION, DEFAULT_OPTIONS, [], () =>
+      createMemoryStore(),
+    );
+    const terraform = checkAbout(checks, "Terraform is not set up");
+    assert.equal(terraform.status, "warn");
+    assert.equal(terraform.fix, `for Terraform, set TF_CLI_CONFIG_FILE=${tofurc}`);
+    assert.equal(configCheck(checks, tofurc).status, "ok");
+  });
+
   test("another helper in the config: fail, and the fix is install --force", async (t) => {
     const box = healthy(t);
     box.write(box.terraformrc, 'credentials_helper "other" {}\n');
