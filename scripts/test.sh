@@ -73,8 +73,10 @@ for suite in "${suites[@]}"; do
   echo "== $suite tests (${#files[@]} files; full output in $log)"
   # One file at a time: each integration file starts its own private keyring session. Two
   # reporters: the full TAP into the log, and one line per file with failures in full here.
+  # Source maps, so that a failure names the line of the .ts file rather than of tsx's output.
   status=0
-  TFCK_TEST_FAILURES="$failures" node --import tsx --test --test-concurrency=1 \
+  TFCK_TEST_FAILURES="$failures" node --enable-source-maps --import tsx \
+    --test --test-concurrency=1 \
     --test-reporter=./scripts/test-reporter.mjs --test-reporter-destination=stdout \
     --test-reporter=tap --test-reporter-destination="$log" "${files[@]}" || status=$?
   count() { awk -v key="$1" '$1 == "#" && $2 == key { n = $3 } END { print n + 0 }' "$log"; }
