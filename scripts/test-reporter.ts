@@ -117,7 +117,7 @@ function outcome(
   skipReasonsShown: Set<string>,
 ): string | undefined {
   const { data } = event;
-  const name = [...ancestors, data.name].join(" › ");
+  const name = testName(event, ancestors);
   if (data.todo !== undefined && data.todo !== false) {
     // A todo is known to be unfinished: one line, never a stack, whether or not it threw.
     tally.todo += 1;
@@ -192,8 +192,10 @@ function isFailure(event: Extract<TestEvent, { type: "test:fail" }>): boolean {
   return (todo === undefined || todo === false) && !onlyItsTestsFailed(event);
 }
 
+/** The test's name after its suites' names; a file's own test is named by its path here. */
 function testName(event: Outcome, ancestors: readonly string[]): string {
-  return [...ancestors.slice(0, event.data.nesting), event.data.name].join(" › ");
+  const own = isFileItself(event) ? path.relative(process.cwd(), event.data.name) : event.data.name;
+  return [...ancestors.slice(0, event.data.nesting), own].join(" › ");
 }
 
 function place(event: Outcome): string {

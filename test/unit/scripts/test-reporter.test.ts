@@ -111,7 +111,8 @@ describe("the test reporter of npm test", () => {
     });
     assert.match(run.stdout, /^FAIL {2}broken\.test\.mjs {2}0 passed, 1 failed\n/);
     assert.match(run.stdout, /^ {6}\| Error: cannot load the fixture$/m);
-    assert.equal(run.failures, "<dir>/broken.test.mjs (broken.test.mjs:1:1)\n");
+    assert.match(run.stdout, /^ {2}✖ broken\.test\.mjs\n {4}broken\.test\.mjs:1:1\n/m);
+    assert.equal(run.failures, "broken.test.mjs (broken.test.mjs:1:1)\n");
   });
 
   test("a skip reason is printed once, however many files and tests give it", () => {
