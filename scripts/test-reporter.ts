@@ -58,6 +58,10 @@ export default async function* reporter(
   };
   // The names of the tests that enclose the one being reported, by nesting level.
   const ancestors: string[] = [];
+  // The test file being run. An event's own `file` is where its test was defined, which for
+  // a suite shared by several files (test/support/protocol-suite.ts) is not the file run;
+  // scripts/test.sh runs one file at a time, so the file last taken from the queue is it.
+  let running: string | undefined;
   const skipReasonsShown = new Set<string>();
 
   for await (const event of source) {
@@ -68,20 +72,22 @@ export default async function* reporter(
         break;
       case "test:stdout":
       case "test:stderr":
-        tallyOf(event.data.file).output += event.data.message;
+        tallyOf(running ?? event.data.file).output += event.data.message;
         break;
       case "test:pass":
       case "test:fail": {
-        const tally = tallyOf(event.data.file);
+        const tally = tallyOf(running ?? event.data.file);
         const line = outcome(
           event,
           tally,
           ancestors.slice(0, event.data.nesting),
           skipReasonsShown,
+          running,
         );
         if (line !== undefined) tally.details.push(line);
         if (event.type === "test:fail" && isFailure(event) && failuresFile !== undefined) {
-          appendFileSync(failuresFile, `${testName(event, ancestors)} (${place(event)})\n`);
+          const where = place(event, running);
+          appendFileSync(failuresFile, `${testName(event, ancestors)} (${where})\n`);
         }
         // A file that failed by itself (it did not load, or exited early) ends here.
         if (isFileItself(event) && event.type === "test:fail") {
@@ -96,8 +102,10 @@ export default async function* reporter(
           yield* flush(event.data.file, tallies);
         }
         break;
-      case "test:enqueue":
       case "test:dequeue":
+        if (isFileItself(event)) running = event.data.file;
+        break;
+      case "test:enqueue":
       case "test:plan":
       case "test:diagnostic":
       case "test:coverage":
@@ -115,6 +123,7 @@ function outcome(
   tally: FileTally,
   ancestors: readonly string[],
   skipReasonsShown: Set<string>,
+  running: string | undefined,
 ): string | undefined {
   const { data } = event;
   const name = testName(event, ancestors);
@@ -149,7 +158,7 @@ function outcome(
     isFileItself(event) && tally.output !== ""
       ? `\n      its output:\n${tally.output.trimEnd().replace(/^/gm, "      | ")}`
       : "";
-  return `\n  ✖ ${name}\n    ${place(event)}\n${body}${output}\n`;
+  return `\n  ✖ ${name}\n    ${place(event, running)}\n${body}${output}\n`;
 }
 
 /** Prints the line of a finished file and what is to be said about its tests. */
@@ -194,15 +203,22 @@ function isFailure(event: Extract<TestEvent, { type: "test:fail" }>): boolean {
 
 /** The test's name after its suites' names; a file's own test is named by its path here. */
 function testName(event: Outcome, ancestors: readonly string[]): string {
-  const own = isFileItself(event) ? path.relative(process.cwd(), event.data.name) : event.data.name;
+  const own = isFileItself(event) ? relative(event.data.name) : event.data.name;
   return [...ancestors.slice(0, event.data.nesting), own].join(" › ");
 }
 
-function place(event: Outcome): string {
+/** Where the test is defined, and the file that ran it when that is another one. */
+function place(event: Outcome, running: string | undefined): string {
   const { file, line, column } = event.data;
-  if (file === undefined) return "(no file)";
-  const relative = path.relative(process.cwd(), file);
-  return line === undefined ? relative : `${relative}:${line}:${column ?? 0}`;
+  if (file === undefined) return running === undefined ? "(no file)" : relative(running);
+  const defined = line === undefined ? relative(file) : `${relative(file)}:${line}:${column ?? 0}`;
+  return running === undefined || running === file
+    ? defined
+    : `${defined}, run by ${relative(running)}`;
+}
+
+function relative(file: string): string {
+  return path.relative(process.cwd(), file);
 }
 
 /** The error as Node shows it, without the test runner's own stack frames. */

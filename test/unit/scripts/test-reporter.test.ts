@@ -8,7 +8,7 @@ import { describe, test } from "node:test";
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 const REPORTER = path.join(ROOT, "scripts/test-reporter.mjs");
 
-/** Test files to run, by name, and what they contain. */
+/** Files by name, and what they contain: the *.test.mjs among them are run. */
 type Files = Readonly<Record<string, string>>;
 
 interface Run {
@@ -39,7 +39,9 @@ function runFiles(files: Files): Run {
         "--test-reporter-destination=stdout",
         "--test-reporter=tap",
         `--test-reporter-destination=${tapFile}`,
-        ...Object.keys(files).map((name) => path.join(dir, name)),
+        ...Object.keys(files)
+          .filter((name) => name.endsWith(".test.mjs"))
+          .map((name) => path.join(dir, name)),
       ],
       // The reporter names files relative to the working directory, as test.sh runs it.
       { cwd: dir, encoding: "utf8", env: childEnv(failuresFile) },
@@ -113,6 +115,20 @@ describe("the test reporter of npm test", () => {
     assert.match(run.stdout, /^ {6}\| Error: cannot load the fixture$/m);
     assert.match(run.stdout, /^ {2}✖ broken\.test\.mjs\n {4}broken\.test\.mjs:1:1\n/m);
     assert.equal(run.failures, "broken.test.mjs (broken.test.mjs:1:1)\n");
+  });
+
+  test("a suite shared by two files is counted for the file that ran it, and its failures say both", () => {
+    const shared = `${HEADER}export function sharedSuite(fails) {\n  describe("shared", () => {\n    test("agrees", () => assert.equal(fails, false));\n  });\n}\n`;
+    const run = runFiles({
+      "shared.mjs": shared,
+      "first.test.mjs": 'import { sharedSuite } from "./shared.mjs";\nsharedSuite(false);\n',
+      "second.test.mjs": 'import { sharedSuite } from "./shared.mjs";\nsharedSuite(true);\n',
+    });
+    const lines = run.stdout.split("\n");
+    assert.equal(lines[0], "  ok  first.test.mjs  1 passed");
+    assert.equal(lines[1], "FAIL  second.test.mjs  0 passed, 1 failed");
+    assert.match(run.stdout, /^ {4}shared\.mjs:5:5, run by second\.test\.mjs$/m);
+    assert.equal(run.failures, "shared › agrees (shared.mjs:5:5, run by second.test.mjs)\n");
   });
 
   test("a skip reason is printed once, however many files and tests give it", () => {
