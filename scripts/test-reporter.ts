@@ -223,9 +223,14 @@ function relative(file: string): string {
 
 /** The error as Node shows it, without the test runner's own stack frames. */
 function describeError(error: unknown): string {
-  const text = typeof error === "string" ? error : inspect(error, { depth: 6 });
-  return text
-    .split("\n")
-    .filter((line) => !/^\s+at (async )?.*\(?node:internal\//.test(line))
-    .join("\n");
+  if (typeof error === "string") return error;
+  // Trimmed in the stack itself, not in inspect's text: there the last frame's line also
+  // opens the list of the error's properties (`... {`).
+  if (error instanceof Error && error.stack !== undefined) {
+    error.stack = error.stack
+      .split("\n")
+      .filter((line) => !/^\s+at .*node:internal\//.test(line))
+      .join("\n");
+  }
+  return inspect(error, { depth: 6 });
 }

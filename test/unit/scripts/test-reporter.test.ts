@@ -80,7 +80,7 @@ describe("the test reporter of npm test", () => {
 
   test("a failed test is printed in full: its suite and name, its place and the diff", () => {
     const run = runFiles({
-      "bad.test.mjs": `${HEADER}describe("a suite", () => {\n  test("compares", () => {\n    assert.deepEqual({ token: "one" }, { token: "two" });\n  });\n  test("passes", () => {});\n});\n`,
+      "bad.test.mjs": `${HEADER}describe("a suite", () => {\n  test("compares", async () => {\n    await null;\n    assert.deepEqual({ token: "one" }, { token: "two" });\n  });\n  test("passes", () => {});\n});\n`,
     });
     const lines = run.stdout.split("\n");
     assert.equal(lines[0], "FAIL  bad.test.mjs  1 passed, 1 failed");
@@ -91,6 +91,8 @@ describe("the test reporter of npm test", () => {
     );
     assert.match(run.stdout, /^ {6}[+-] {3}token: 'one'/m);
     assert.doesNotMatch(run.stdout, /node:internal/);
+    // The error's properties, in the braces inspect opens after its stack.
+    assert.match(run.stdout, /\) \{\n {8}generatedMessage: true,$/m);
     assert.equal(run.failures, "a suite › compares (bad.test.mjs:4:3)\n");
     // The log keeps everything, passing tests included.
     assert.match(run.tap, /^ {4}ok 2 - passes$/m);
