@@ -23,6 +23,7 @@ export default tseslint.config(
             "eslint.config.js",
             "packaging/npm-launcher.cjs",
             "test/support/deadline-watchdog-worker.mjs",
+            "scripts/test-reporter.mjs",
           ],
         },
         tsconfigRootDir: import.meta.dirname,

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The project's one test command (`npm test`): static checks and unit tests, then the built
 # executable against a real gnome-keyring and a real `pass`, then end-to-end tests with the
-# real terraform. Ends with one summary line per suite.
+# real terraform. Prints one line per test file and every failure in full, and ends with one
+# summary line per suite and the names of the failed tests; the full TAP output of each suite
+# is kept in test-results/<suite>.tap.
 #   bash scripts/test.sh [static|unit|integration|e2e]...   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,8 +42,10 @@ fi
 
 summary=()
 failed=0
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# Only the last run's logs: git ignores the directory.
+results=test-results
+rm -rf "$results"
+mkdir -p "$results"
 
 for suite in "${suites[@]}"; do
   if [[ "$suite" == static ]]; then
@@ -64,10 +68,17 @@ for suite in "${suites[@]}"; do
     npm run --silent build
     built=1
   fi
-  echo "== $suite tests (${#files[@]} files)"
-  # One file at a time: each integration file starts its own private keyring session.
+  log="$results/$suite.tap"
+  failures="$results/$suite.failed"
+  echo "== $suite tests (${#files[@]} files; full output in $log)"
+  # One file at a time: each integration file starts its own private keyring session. Two
+  # reporters: the full TAP into the log, and one line per file with failures in full here.
+  # Source maps, so that a failure names the line of the .ts file rather than of tsx's output.
   status=0
-  node --import tsx --test --test-concurrency=1 "${files[@]}" | tee "$log" || status=$?
+  TFCK_TEST_FAILURES="$failures" node --enable-source-maps --import tsx \
+    --test --test-concurrency=1 \
+    --test-reporter=./scripts/test-reporter.mjs --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="$log" "${files[@]}" || status=$?
   count() { awk -v key="$1" '$1 == "#" && $2 == key { n = $3 } END { print n + 0 }' "$log"; }
   line="$suite: $(count pass) passed, $(count fail) failed, $(count skipped) skipped"
   [[ $(count todo) == 0 ]] || line+=", $(count todo) todo"
@@ -77,8 +88,11 @@ for suite in "${suites[@]}"; do
     failed=1
   fi
   summary+=("$line")
+  if [[ -s "$failures" ]]; then
+    while IFS= read -r name; do summary+=("  failed: $name"); done <"$failures"
+  fi
 done
 
-echo "== summary"
+echo "== summary (full output of each suite in $results/)"
 printf '%s\n' "${summary[@]}"
 exit "$failed"

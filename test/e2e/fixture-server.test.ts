@@ -15,6 +15,7 @@ import type {
 } from "./support/fixture-server.ts";
 import {
   findTerraform,
+  skipWithoutTerraform,
   makePrivateHome,
   runTerraform,
   terraformEnv,
@@ -24,7 +25,6 @@ import {
 import type { CliConfigOptions, TerraformResult } from "./support/terraform.ts";
 
 const terraform = await findTerraform();
-const SKIP = "terraform not installed";
 /** Per test: a few terraform runs of a few seconds each, with room for a slow machine. */
 const TEST_TIMEOUT_MS = 180_000;
 
@@ -122,7 +122,7 @@ test(
   { timeout: TEST_TIMEOUT_MS },
   async (t) => {
     if (terraform === undefined) {
-      t.skip(SKIP);
+      skipWithoutTerraform(t);
       return;
     }
     const token = newToken();
@@ -154,7 +154,7 @@ test(
   { timeout: TEST_TIMEOUT_MS },
   async (t) => {
     if (terraform === undefined) {
-      t.skip(SKIP);
+      skipWithoutTerraform(t);
       return;
     }
     const token = newToken();
@@ -175,7 +175,7 @@ test(
   { timeout: TEST_TIMEOUT_MS },
   async (t) => {
     if (terraform === undefined) {
-      t.skip(SKIP);
+      skipWithoutTerraform(t);
       return;
     }
     const token = newToken();
@@ -200,7 +200,7 @@ test(
   { timeout: TEST_TIMEOUT_MS },
   async (t) => {
     if (terraform === undefined) {
-      t.skip(SKIP);
+      skipWithoutTerraform(t);
       return;
     }
     const token = newToken();
@@ -235,7 +235,7 @@ test(
   { timeout: TEST_TIMEOUT_MS },
   async (t) => {
     if (terraform === undefined) {
-      t.skip(SKIP);
+      skipWithoutTerraform(t);
       return;
     }
     const token = newToken();

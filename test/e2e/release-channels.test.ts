@@ -18,7 +18,7 @@ import {
   startHarness,
 } from "./support/helper-harness.ts";
 import type { Harness } from "./support/helper-harness.ts";
-import { findTerraform } from "./support/terraform.ts";
+import { findTerraform, skipWithoutTerraform } from "./support/terraform.ts";
 import { startRegistry } from "./support/verdaccio.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -27,7 +27,6 @@ const VERSION = (
   JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { version: string }
 ).version;
 const terraform = await findTerraform();
-const SKIP = "terraform not installed: the end-to-end tests need it on PATH (e.g. /usr/local/bin)";
 const onLinuxX64 = process.platform === "linux" && process.arch === "x64";
 /** A keyring session, an install and terraform login + init; npm publishes ~100 MB. */
 const TEST_TIMEOUT_MS = 300_000;
@@ -64,7 +63,7 @@ function rubyRuns(): boolean {
 
 async function harnessWithoutInstall(t: TestContext, token: string): Promise<Harness | undefined> {
   if (terraform === undefined) {
-    t.skip(SKIP);
+    skipWithoutTerraform(t);
     return undefined;
   }
   if (!onLinuxX64) {

@@ -13,6 +13,7 @@ import { newToken, startFixtureServer } from "./support/fixture-server.ts";
 import type { FixtureServer } from "./support/fixture-server.ts";
 import {
   findTerraform,
+  skipWithoutTerraform,
   makePrivateHome,
   runTerraform,
   terraformEnv,
@@ -21,7 +22,6 @@ import {
 import type { TerraformResult } from "./support/terraform.ts";
 
 const terraform = await findTerraform();
-const SKIP = "terraform not installed: the end-to-end tests need it on PATH (e.g. /usr/local/bin)";
 const TEST_TIMEOUT_MS = 180_000;
 
 const HYPHEN_HOST = "my-registry.example";
@@ -51,7 +51,7 @@ test(
   { timeout: TEST_TIMEOUT_MS },
   async (t) => {
     if (terraform === undefined) {
-      t.skip(SKIP);
+      skipWithoutTerraform(t);
       return;
     }
     const tokens = {

@@ -21,10 +21,9 @@ import {
   startHarness,
 } from "./support/helper-harness.ts";
 import type { Harness, HarnessOptions } from "./support/helper-harness.ts";
-import { findTerraform } from "./support/terraform.ts";
+import { findTerraform, skipWithoutTerraform } from "./support/terraform.ts";
 
 const terraform = await findTerraform();
-const SKIP = "terraform not installed: the end-to-end tests need it on PATH (e.g. /usr/local/bin)";
 /** Per test: a keyring session, an install (copies ~130 MB) and a few terraform runs. */
 const TEST_TIMEOUT_MS = 180_000;
 
@@ -35,7 +34,7 @@ async function keychainHarness(
   options: Partial<Pick<HarnessOptions, "install" | "installArgs">> = {},
 ): Promise<Harness | undefined> {
   if (terraform === undefined) {
-    t.skip(SKIP);
+    skipWithoutTerraform(t);
     return undefined;
   }
   return startHarness(t, {

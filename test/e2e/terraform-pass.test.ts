@@ -17,10 +17,9 @@ import {
   startHarness,
 } from "./support/helper-harness.ts";
 import type { Harness } from "./support/helper-harness.ts";
-import { findTerraform } from "./support/terraform.ts";
+import { findTerraform, skipWithoutTerraform } from "./support/terraform.ts";
 
 const terraform = await findTerraform();
-const SKIP = "terraform not installed: the end-to-end tests need it on PATH (e.g. /usr/local/bin)";
 /** Per test: a GPG key, an install (copies ~130 MB) and a few terraform runs. */
 const TEST_TIMEOUT_MS = 180_000;
 const PASS_ARGS = ["--backend", "pass"] as const;
@@ -28,7 +27,7 @@ const PASS_ARGS = ["--backend", "pass"] as const;
 /** A pass session with `--backend pass install` done, or undefined (skipped) without terraform. */
 async function passHarness(t: TestContext, token: string): Promise<Harness | undefined> {
   if (terraform === undefined) {
-    t.skip(SKIP);
+    skipWithoutTerraform(t);
     return undefined;
   }
   return startHarness(t, {

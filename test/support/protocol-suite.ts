@@ -238,9 +238,11 @@ export function describeProtocol(
 
 /** Exit 0 with nothing at all on stdout or stderr, as store and forget must. */
 export function assertSilentSuccess(result: HelperResult): void {
-  assert.equal(result.stderr, "");
-  assert.equal(result.code, 0);
-  assert.equal(result.stdout, "");
+  // The whole run in one diff: a bare "1 !== 0" from a rare failure says nothing of it.
+  assert.deepEqual(
+    { code: result.code, stdout: result.stdout, stderr: result.stderr },
+    { code: 0, stdout: "", stderr: "" },
+  );
 }
 
 /** A non-zero exit with exactly one line on stderr and nothing on stdout. */

@@ -3,6 +3,7 @@ import { constants } from "node:fs";
 import { access, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import type { TestContext } from "node:test";
 
 /** What a finished (or killed) terraform run produced. */
 export interface TerraformResult {
@@ -112,6 +113,21 @@ export async function findTerraform(
     }
   }
   return undefined;
+}
+
+/**
+ * For a test that found no terraform: skips it with one SKIP line, or, under CI=true, fails
+ * it. CI exists to run the end-to-end tests; a CI run that skipped them would pass having
+ * proved nothing about terraform and the helper together.
+ */
+export function skipWithoutTerraform(
+  t: Pick<TestContext, "skip">,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
+  const tool = env["TFCK_TEST_TERRAFORM"] ?? "terraform";
+  const why = `${tool} is not on PATH, so the end-to-end tests cannot run it (install it, e.g. into /usr/local/bin)`;
+  if (env["CI"] === "true") throw new Error(`${why}; under CI=true they must run`);
+  t.skip(`SKIP: ${why}`);
 }
 
 /**
