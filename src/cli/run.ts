@@ -37,12 +37,6 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
   });
   const readStdin = async (options: GlobalOptions) => {
     stdin.read = true;
-    if (io.stdinIsTTY) {
-      // Terraform never gives a terminal; a person running store by hand does.
-      io.stderr.write(
-        'Type or paste the credentials object, such as {"token":"..."}, then press Ctrl-D (nothing is shown):\n',
-      );
-    }
     return readInput(io.stdin, inputLimits(options));
   };
 

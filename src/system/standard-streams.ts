@@ -139,6 +139,12 @@ async function terminalInput(): Promise<Uint8Array> {
   const stdin = useStream(() => process.stdin);
   const bytes: number[] = [];
   stdin.setRawMode(true);
+  // Only now, with echo off: what a person types after reading this is never shown. (Asked
+  // before, a quick paste could reach the terminal while it still echoed.)
+  writeSync(
+    2,
+    'Type or paste the credentials object, such as {"token":"..."}, then press Ctrl-D (nothing is shown):\n',
+  );
   try {
     for await (const chunk of stdin as AsyncIterable<Buffer>) {
       for (const byte of chunk) {

@@ -105,7 +105,7 @@ async function assertLoginAndInitThroughPlugin(harness: Harness, token: string):
 }
 
 test(
-  "the linux-x64 archive verifies with sha256sum -c, installs itself, and can be deleted",
+  "the linux-x64 archive verifies with sha256sum -c, installs itself, can be deleted, and the README's commands then run by name",
   { timeout: TEST_TIMEOUT_MS },
   async (t) => {
     const token = newToken();
@@ -134,14 +134,33 @@ test(
     assert.deepEqual((await readdir(extracted)).sort(), ["LICENSE", "README.md", PROGRAM]);
     assert.match(await readFile(join(extracted, "LICENSE"), "utf8"), /^MIT License/);
 
+    // A fresh HOME whose PATH has ~/.local/bin, as most distributions give a user.
+    const localBin = join(harness.home, ".local", "bin");
+    const env = harness.env({
+      extra: { PATH: `${localBin}:${harness.env().PATH ?? "/usr/bin:/bin"}` },
+    });
     const installed = await runProgram(join(extracted, PROGRAM), ["install"], {
-      env: harness.env(),
+      env,
       cwd: extracted,
     });
     assert.equal(installed.exitCode, 0, describeRun(installed));
     await rm(extracted, { recursive: true, force: true });
 
     await assertLoginAndInitThroughPlugin(harness, token);
+
+    // The README's commands, by name, with the extracted copy gone.
+    const byName = (args: readonly string[], cwd = harness.home) =>
+      runProgram(PROGRAM, args, { env, cwd });
+    const doctor = await byName(["doctor"]);
+    assert.equal(doctor.exitCode, 0, describeRun(doctor));
+    assert.ok(doctor.stdout.includes(`has credentials for ${harness.server.host}`), doctor.stdout);
+    const list = await byName(["list"]);
+    assert.equal(list.stdout, `${harness.server.host}\n`, describeRun(list));
+    const exec = await byName(
+      ["exec", "--", terraform ?? "terraform", "init"],
+      await harness.configDir(),
+    );
+    assert.equal(exec.exitCode, 0, describeRun(exec));
   },
 );
 
