@@ -9,6 +9,7 @@ import { probeSecretService } from "../stores/secret-service/probe.ts";
 import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-config.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, openTofuTakeover, type Machine } from "./install.ts";
+import { installedBlock } from "./installed-block.ts";
 import { readTextIfExists } from "../system/files.ts";
 import { printable } from "../quote.ts";
 import { otherHelperFiles, readConfigDirFiles, type ConfigDirFile } from "./config-dir-files.ts";
@@ -49,9 +50,7 @@ export async function runDoctor(
   );
   // A block already in place keeps its args: install with other args would be refused, and
   // --force would drop them (a profile's --service).
-  const blockArgs = [...configFiles.values()]
-    .map((text) => (text === undefined ? undefined : ourBlockArgs(text)))
-    .find((args) => args !== undefined);
+  const blockArgs = installedBlock(io)?.args;
   const installation = await installationCheck(
     io,
     version,
@@ -456,16 +455,6 @@ function hostOfTokenVariable(name: string): string {
     return normalizeHostname(raw);
   } catch {
     return raw;
-  }
-}
-
-/** The args of our credentials_helper block in a CLI config's text, if it has one. */
-function ourBlockArgs(text: string): readonly string[] | undefined {
-  try {
-    const ours = findCredentialsHelpers(text).find((helper) => helper.name === HELPER_BLOCK_NAME);
-    return ours === undefined ? undefined : (ours.args ?? []);
-  } catch {
-    return undefined; // Reported by the config check.
   }
 }
 
