@@ -1,4 +1,4 @@
-import { fstatSync, readSync, writeSync } from "node:fs";
+import { fstatSync, read, readSync, writeSync } from "node:fs";
 import process from "node:process";
 import type { TextSink } from "../cli/io.ts";
 import { systemErrorMessage } from "../errors.ts";
@@ -87,12 +87,13 @@ export function standardOutput(fd: number, stream: () => NodeJS.WriteStream): Te
 
 /**
  * Standard input, read asynchronously so that a read that waits (a terminal, a pipe nobody
- * closes) still lets signals and the deadline end the process. On Linux and macOS Bun reads
- * the descriptor itself, which is also cheaper than a blocking readSync loop; from source,
- * Node's process.stdin does the same.
+ * closes) still lets signals and the deadline end the process. On Linux and macOS each read
+ * is an fs.read of descriptor 0 on the runtime's thread pool: about 1 ms more per store than
+ * the blocking readSync loop it replaces, and 1 ms less than Bun.stdin's web stream
+ * (paired runs, docs/speed.md). From source, Node's process.stdin does the same.
  */
 export async function* standardInput(): AsyncGenerator<Uint8Array> {
-  const bun = (globalThis as { Bun?: { stdin: { stream(): ReadableStream<Uint8Array> } } }).Bun;
+  const bun = (globalThis as { Bun?: unknown }).Bun;
   if (process.platform === "win32") {
     yield* windowsInput();
     return;
@@ -105,15 +106,16 @@ export async function* standardInput(): AsyncGenerator<Uint8Array> {
     yield* useStream(() => process.stdin);
     return;
   }
-  const reader = bun.stdin.stream().getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    reader.releaseLock();
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    const length = await new Promise<number>((resolve, reject) => {
+      read(0, buffer, 0, buffer.byteLength, null, (error, count) => {
+        if (error) reject(error);
+        else resolve(count);
+      });
+    });
+    if (length === 0) return;
+    yield new Uint8Array(buffer.subarray(0, length));
   }
 }
 
