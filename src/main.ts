@@ -2,7 +2,12 @@ import os from "node:os";
 import process from "node:process";
 import { isSingleExecutable, TARGET, VERSION, versionLine } from "./build-info.ts";
 import { run } from "./cli/run.ts";
-import { standardInput, standardOutput, streamsWereUsed } from "./system/standard-streams.ts";
+import {
+  isTerminal,
+  standardInput,
+  standardOutput,
+  streamsWereUsed,
+} from "./system/standard-streams.ts";
 import { openStore } from "./stores/open-store.ts";
 import { endOnSignals } from "./system/signal-forwarding.ts";
 import { forbidCoreDumps } from "./system/core-dumps.ts";
@@ -28,11 +33,11 @@ async function main(): Promise<number> {
     {
       stdin: { [Symbol.asyncIterator]: standardInput },
       get stdinIsTTY() {
-        return process.stdin.isTTY;
+        return isTerminal(0);
       },
       stdout: standardOutput(1, () => process.stdout),
       get stdoutIsTTY() {
-        return process.stdout.isTTY;
+        return isTerminal(1);
       },
       stderr: standardOutput(2, () => process.stderr),
       env: process.env,

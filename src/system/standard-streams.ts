@@ -119,12 +119,20 @@ export async function* standardInput(): AsyncGenerator<Uint8Array> {
   }
 }
 
-function isTerminal(fd: number): boolean {
+/**
+ * Whether `fd` (0, 1 or 2) is a terminal. A pipe or file is told apart with one fstat; only a
+ * character device (a terminal, or /dev/null) costs the process stream that knows, whose
+ * creation loads net, stream and tty (~2.5 ms of a store that only asked).
+ */
+export function isTerminal(fd: 0 | 1 | 2): boolean {
   try {
-    return fstatSync(fd).isCharacterDevice() && process.stdin.isTTY;
+    if (!fstatSync(fd).isCharacterDevice()) return false;
   } catch {
     return false;
   }
+  // Only asked, never read or written: the process still leaves at once (streamsWereUsed).
+  const stream = fd === 0 ? process.stdin : fd === 1 ? process.stdout : process.stderr;
+  return stream.isTTY;
 }
 
 const CTRL_C = 0x03;
