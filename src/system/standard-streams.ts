@@ -108,12 +108,19 @@ export async function* standardInput(): AsyncGenerator<Uint8Array> {
   }
   const buffer = Buffer.allocUnsafe(64 * 1024);
   for (;;) {
-    const length = await new Promise<number>((resolve, reject) => {
+    const length = await new Promise<number | "try again">((resolve, reject) => {
       read(0, buffer, 0, buffer.byteLength, null, (error, count) => {
-        if (error) reject(error);
+        // A non-blocking descriptor with nothing in it yet (a parent shared its own): the
+        // stream, which waits for it to be readable, takes the rest.
+        if (error?.code === "EAGAIN" || error?.code === "EWOULDBLOCK") resolve("try again");
+        else if (error) reject(error);
         else resolve(count);
       });
     });
+    if (length === "try again") {
+      yield* useStream(() => process.stdin);
+      return;
+    }
     if (length === 0) return;
     yield new Uint8Array(buffer.subarray(0, length));
   }
