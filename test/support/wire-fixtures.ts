@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { concat } from "../../src/stores/secret-service/wire.ts";
 
 /**
  * One D-Bus message a real daemon produced, from
@@ -67,17 +68,6 @@ export function hex(digits: string): Uint8Array {
   return bytes;
 }
 
-/** All of `parts`, one after another. */
-export function joinBytes(...parts: readonly Uint8Array[]): Uint8Array {
-  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
-}
-
 /** A header field for `rawMessage`: code, the variant's signature, and its value. */
 export type RawField = readonly [
   code: number,
@@ -133,7 +123,7 @@ export function rawMessage(message: RawMessage): Uint8Array {
   align(8);
   const header = new Uint8Array(bytes);
   new DataView(header.buffer).setUint32(12, fieldsLength, little);
-  return joinBytes(header, message.body);
+  return concat(header, message.body);
 }
 
 /** A method return (reply serial 1) with `signature` and a body written by hand. */

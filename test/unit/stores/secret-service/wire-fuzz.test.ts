@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from "node:util";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import {
+  concat,
   decodeMessage,
   encodeMessage,
   MAX_MESSAGE_BYTES,
@@ -13,7 +14,6 @@ import {
 } from "../../../../src/stores/secret-service/wire.ts";
 import {
   hex,
-  joinBytes,
   replyWithBody,
   wireFixtures,
   type WireFixture,
@@ -257,7 +257,7 @@ describe("mutated captures: messages or WireError, never anything else", () => {
   test("a stream of captures with random damage, pushed in random pieces", () => {
     const random = generator(0x5eed0003);
     const memory = new MemoryWatch();
-    const stream = joinBytes(...fixtures.map(({ bytes }) => bytes));
+    const stream = concat(...fixtures.map(({ bytes }) => bytes));
     for (let round = 0; round < 300; round++) {
       const bytes = stream.slice();
       for (let count = random(6); count > 0; count--) bytes[random(bytes.length)] = random(256);
@@ -289,7 +289,7 @@ describe("hostile lengths and depths", () => {
     const memory = new MemoryWatch();
     for (const signature of ["ay", "as", "a{sv}", "aay", "at"]) {
       for (const claimed of [64 * MiB, 64 * MiB + 1, 0xffffffff]) {
-        const bytes = replyWithBody(signature, joinBytes(u32(claimed), new Uint8Array(10)));
+        const bytes = replyWithBody(signature, concat(u32(claimed), new Uint8Array(10)));
         assert.equal(attempt(bytes, `${signature} claiming ${claimed} bytes`), "refused");
         memory.sample();
       }
@@ -298,7 +298,7 @@ describe("hostile lengths and depths", () => {
   });
 
   test("a string length of 0xffffffff", () => {
-    const bytes = replyWithBody("s", joinBytes(u32(0xffffffff), hex("61626300")));
+    const bytes = replyWithBody("s", concat(u32(0xffffffff), hex("61626300")));
     assert.equal(attempt(bytes, "string of 0xffffffff bytes"), "refused");
   });
 
@@ -312,7 +312,7 @@ describe("hostile lengths and depths", () => {
     const nest = (depth: number) =>
       replyWithBody(
         "v",
-        joinBytes(...Array.from({ length: depth }, () => hex("017600")), hex("0179002a")),
+        concat(...Array.from({ length: depth }, () => hex("017600")), hex("0179002a")),
       );
     assert.equal(attempt(nest(1000), "1000 nested variants"), "refused");
     assert.equal(attempt(nest(32), "32 nested variants"), "decoded");
@@ -344,7 +344,7 @@ describe("hostile lengths and depths", () => {
   test("a variant whose signature is not one complete type", () => {
     for (const signature of ["", "yy", "a", "(", "a{vs}", "z"]) {
       const text = new TextEncoder().encode(signature);
-      const body = joinBytes(new Uint8Array([text.length]), text, hex("00 00000000 00000000"));
+      const body = concat(new Uint8Array([text.length]), text, hex("00 00000000 00000000"));
       assert.equal(attempt(replyWithBody("v", body), `variant of "${signature}"`), "refused");
     }
   });

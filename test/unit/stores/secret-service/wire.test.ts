@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { isDeepStrictEqual } from "node:util";
 import {
+  concat,
   decodeMessage,
   encodeMessage,
   MAX_MESSAGE_BYTES,
@@ -16,7 +17,6 @@ import {
 } from "../../../../src/stores/secret-service/wire.ts";
 import {
   hex,
-  joinBytes,
   rawMessage,
   replyWithBody,
   wireFixture,
@@ -440,7 +440,7 @@ describe("re-encoding captured messages", () => {
       const senderLength = utf8(sender).length;
       assert.deepEqual(
         captured.subarray(16 + ourFields, 16 + uint32(captured, 12)),
-        joinBytes(
+        concat(
           new Uint8Array(padding),
           new Uint8Array([7, 1, 0x73, 0, 0, 0, 0, senderLength]),
           utf8(sender),
@@ -627,7 +627,7 @@ describe("basic types in both byte orders", () => {
 
 describe("MessageReader", () => {
   const fixtures = wireFixtures();
-  const stream = joinBytes(...fixtures.map(({ bytes }) => bytes));
+  const stream = concat(...fixtures.map(({ bytes }) => bytes));
   const expected = fixtures.map(({ bytes }) => decodeMessage(bytes));
   const ends = fixtures.reduce<number[]>(
     (sum, { bytes }) => [...sum, (sum.at(-1) ?? 0) + bytes.length],
@@ -757,7 +757,7 @@ describe("decodeMessage refuses malformed messages", () => {
   const hello = () => wireFixture("hello-reply").bytes;
 
   test("bytes after the end, or too few", () => {
-    assert.throws(() => decodeMessage(joinBytes(hello(), new Uint8Array([0]))), WireError);
+    assert.throws(() => decodeMessage(concat(hello(), new Uint8Array([0]))), WireError);
     assert.throws(() => decodeMessage(hello().subarray(0, 88)), WireError);
     assert.throws(() => decodeMessage(hello().subarray(0, 15)), WireError);
   });
