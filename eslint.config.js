@@ -59,12 +59,14 @@ export default tseslint.config(
   },
   {
     // Only main.ts and the process edge beside it (system/: descriptors, signals, exit
-    // clean-ups) touch `process`; native/ loads the addon with process.dlopen. Those two are
-    // the only places that know the program runs on Bun.
+    // clean-ups) touch `process`; the macOS store loads its addon with process.dlopen, and the
+    // Secret Service's socket is Bun's. Those are the only places that know the program runs
+    // on Bun.
     files: ["src/**/*.ts"],
     ignores: [
       "src/main.ts",
-      "src/native/**",
+      "src/stores/macos-keychain/load-keyring.ts",
+      "src/stores/secret-service/unix-socket.ts",
       "src/system/**",
       "src/stores/credential-manager/advapi32.ts",
       "src/stores/credential-manager/deadline-watchdog-worker.ts",
@@ -73,7 +75,11 @@ export default tseslint.config(
       "no-restricted-globals": [
         "error",
         { name: "process", message: "use Io; only src/main.ts and src/system/ touch process" },
-        { name: "Bun", message: "only src/native/ and src/system/ know the runtime is Bun" },
+        {
+          name: "Bun",
+          message:
+            "only src/system/, the macOS addon loader and the D-Bus socket know the runtime is Bun",
+        },
       ],
       "no-restricted-imports": [
         "error",
@@ -107,12 +113,12 @@ export default tseslint.config(
     },
   },
   {
-    // The file system is for commands/, native/ and stores that are files by nature.
+    // The file system is for commands/, the macOS addon cache and stores that are files by nature.
     files: [
       "src/cli/**/*.ts",
       "src/protocol/**/*.ts",
       "src/terraform/**/*.ts",
-      "src/stores/keychain-store.ts",
+      "src/stores/macos-keychain/keychain-store.ts",
     ],
     rules: {
       "no-restricted-imports": [

@@ -7,7 +7,7 @@
  * pinned devDependency; the target's runtime and its @napi-rs/keyring addon are fetched
  * from the npm registry (`npm pack`, cached under build/cache), so any target builds here
  * and Bun never downloads anything. On macOS the addon is embedded as a file (`--asset`)
- * that src/native/load-keyring.ts writes once into a private cache and dlopens; Linux and
+ * that src/stores/macos-keychain/load-keyring.ts writes once into a private cache and dlopens; Linux and
  * Windows binaries have none (src/stores/secret-service/ speaks D-Bus itself, and
  * src/stores/credential-manager/ calls advapi32 through Bun's FFI).
  */
@@ -26,7 +26,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { KEYRING_ASSET } from "../src/native/embedded-addon.ts";
+import { KEYRING_ASSET } from "../src/stores/macos-keychain/embedded-addon.ts";
 import { checkSignature, isValidSignature, parseMachO, withoutSignature } from "./macho.ts";
 import { PACKAGE_CACHE, packageDir, packageVersion, ROOT } from "./packages.ts";
 import { hostTarget, TARGET_NAMES, TARGETS } from "./targets.ts";
@@ -104,7 +104,7 @@ execFileSync(
     "--no-compile-autoload-bunfig",
     "--no-compile-autoload-tsconfig",
     "--no-compile-autoload-package-json",
-    // Loaded from the embedded copy (native/load-keyring.ts), never bundled.
+    // Loaded from the embedded copy (stores/macos-keychain/load-keyring.ts), never bundled.
     "--external=@napi-rs/keyring",
     ...addonArgs,
     `--define=__TFCK_VERSION__=${JSON.stringify(version)}`,

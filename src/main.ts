@@ -11,7 +11,7 @@ import {
 import { openStore } from "./stores/open-store.ts";
 import { endOnSignals } from "./system/signal-forwarding.ts";
 import { forbidCoreDumps } from "./system/core-dumps.ts";
-import { hasAbandonedCalls } from "./stores/keychain-calls.ts";
+import { hasAbandonedCalls } from "./stores/macos-keychain/keychain-calls.ts";
 
 endOnSignals();
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { GlobalOptions } from "../cli/options.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
-import { probePass } from "../stores/pass-probe.ts";
+import { probePass } from "../stores/pass/pass-probe.ts";
 import type { ProbeResult } from "../stores/probe-result.ts";
 import { probeSecretService } from "../stores/secret-service/probe.ts";
 import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-config.ts";

@@ -1,7 +1,7 @@
 import type { GlobalOptions } from "../cli/options.ts";
 import type { Io } from "../cli/io.ts";
 import type { CredentialStore } from "./credential-store.ts";
-import { callLimits } from "./keychain-calls.ts";
+import { callLimits } from "./macos-keychain/keychain-calls.ts";
 import { timeoutSeconds } from "../cli/options.ts";
 
 /** The store that the options select, with its native parts loaded only now. */
@@ -10,7 +10,7 @@ export async function openStore(options: GlobalOptions, io: Io): Promise<Credent
   const timeout = timeoutSeconds(options, io.env);
   if (options.backend === "pass") {
     // Loaded only when chosen: the keychain path never pays for child_process.
-    const { createPassStore } = await import("./pass-store.ts");
+    const { createPassStore } = await import("./pass/pass-store.ts");
     return createPassStore({
       service: options.service,
       env: io.env,
@@ -37,6 +37,6 @@ export async function openStore(options: GlobalOptions, io: Io): Promise<Credent
     return openCredentialManagerStore(options.service, limits);
   }
   // macOS: the @napi-rs/keyring addon, loaded from its cache only now.
-  const { openBindingStore } = await import("./open-binding-store.ts");
+  const { openBindingStore } = await import("./macos-keychain/open.ts");
   return openBindingStore(options.service, io, limits);
 }

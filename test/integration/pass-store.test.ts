@@ -18,7 +18,7 @@ import { CliError } from "../../src/errors.ts";
 import type { Hostname } from "../../src/protocol/hostname.ts";
 import { normalizeHostname } from "../../src/protocol/hostname.ts";
 import type { CredentialStore } from "../../src/stores/credential-store.ts";
-import { createPassStore, type PassStoreOptions } from "../../src/stores/pass-store.ts";
+import { createPassStore, type PassStoreOptions } from "../../src/stores/pass/pass-store.ts";
 import { startPassSession, type PassSession } from "../support/pass-session.ts";
 import { spawn, spawnSync } from "node:child_process";
 import { lstatSync, symlinkSync } from "node:fs";

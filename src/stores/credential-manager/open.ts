@@ -1,5 +1,5 @@
 import type { CredentialStore } from "../credential-store.ts";
-import { callLimits, type CallLimits } from "../keychain-calls.ts";
+import { callLimits, type CallLimits } from "../macos-keychain/keychain-calls.ts";
 import type { ProbeResult } from "../probe-result.ts";
 import { openAdvapi32 } from "./advapi32.ts";
 import { startDeadlineWatchdog } from "./deadline-watchdog.ts";

@@ -1,4 +1,4 @@
-import type { SocketAddress } from "../../native/unix-socket.ts";
+import type { SocketAddress } from "./unix-socket.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

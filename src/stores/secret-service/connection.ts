@@ -1,8 +1,4 @@
-import {
-  connectUnixSocket,
-  type SocketAddress,
-  type UnixSocket,
-} from "../../native/unix-socket.ts";
+import { connectUnixSocket, type SocketAddress, type UnixSocket } from "./unix-socket.ts";
 import {
   concat,
   encodeMessage,

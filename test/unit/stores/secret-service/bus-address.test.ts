@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { SocketAddress } from "../../../../src/native/unix-socket.ts";
+import type { SocketAddress } from "../../../../src/stores/secret-service/unix-socket.ts";
 import {
   describeAddress,
   parseBusAddress,

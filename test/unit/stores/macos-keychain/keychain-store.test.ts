@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Credential, EntryOptions } from "@napi-rs/keyring";
-import { CliError, ExitCode } from "../../../src/errors.ts";
-import type { KeyringBinding } from "../../../src/native/load-keyring.ts";
-import type { Hostname } from "../../../src/protocol/hostname.ts";
+import { CliError, ExitCode } from "../../../../src/errors.ts";
+import type { KeyringBinding } from "../../../../src/stores/macos-keychain/load-keyring.ts";
+import type { Hostname } from "../../../../src/protocol/hostname.ts";
 import {
   createKeychainStore,
   describeKeychainProblem,
   WINDOWS_SECRET_LIMIT,
-} from "../../../src/stores/keychain-store.ts";
+} from "../../../../src/stores/macos-keychain/keychain-store.ts";
 
 // Messages observed from @napi-rs/keyring on Linux.
 const NO_BUS =

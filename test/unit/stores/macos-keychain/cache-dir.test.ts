@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
-import { addonCacheDir } from "../../../src/native/cache-dir.ts";
-import { CliError } from "../../../src/errors.ts";
+import { addonCacheDir } from "../../../../src/stores/macos-keychain/cache-dir.ts";
+import { CliError } from "../../../../src/errors.ts";
 
 interface Case {
   readonly name: string;

@@ -1,8 +1,8 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { isSingleExecutable } from "../build-info.ts";
-import { writeFileAtomically } from "../system/files.ts";
+import { isSingleExecutable } from "../../build-info.ts";
+import { writeFileAtomically } from "../../system/files.ts";
 import type * as KeyringModule from "@napi-rs/keyring";
 import { embeddedAddon, type EmbeddedFile } from "./embedded-addon.ts";
 
@@ -11,7 +11,7 @@ export type KeyringBinding = typeof KeyringModule;
 
 /**
  * Loads the keychain addon. From source it is `@napi-rs/keyring` in node_modules. The
- * single executable embeds it (native/embedded-addon.ts), and dlopen cannot load a file
+ * single executable embeds it (embedded-addon.ts), and dlopen cannot load a file
  * inside the binary, so the addon is written once to a private per-user cache (`cacheDir`)
  * under a name that is its SHA-256 (computed by the build), and `process.dlopen`ed from
  * there.

@@ -1,8 +1,8 @@
-import { CliError } from "../errors.ts";
-import { errorText } from "../quote.ts";
+import { CliError } from "../../errors.ts";
+import { errorText } from "../../quote.ts";
 
 /** The deadline a call gets unless `--timeout` or TF_CREDENTIALS_KEYCHAIN_TIMEOUT says otherwise. */
-export { DEFAULT_TIMEOUT_SECONDS } from "../cli/options.ts";
+export { DEFAULT_TIMEOUT_SECONDS } from "../../cli/options.ts";
 
 /** When a run of keychain calls must give up, and how it waits between attempts. */
 export interface CallLimits {

@@ -3,12 +3,12 @@ import { unlinkSync } from "node:fs";
 import { lstat, readdir, readlink, rmdir, symlink, unlink } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { CliError } from "../errors.ts";
-import { oneLine } from "../quote.ts";
-import type { Hostname } from "../protocol/hostname.ts";
-import { canonicalHostname } from "../protocol/hostname.ts";
-import type { CredentialStore } from "./credential-store.ts";
-import { registerCleanup } from "../system/exit-cleanups.ts";
+import { CliError } from "../../errors.ts";
+import { oneLine } from "../../quote.ts";
+import type { Hostname } from "../../protocol/hostname.ts";
+import { canonicalHostname } from "../../protocol/hostname.ts";
+import type { CredentialStore } from "../credential-store.ts";
+import { registerCleanup } from "../../system/exit-cleanups.ts";
 import { gpgDecrypts, storeRecipients } from "./gpg-probe.ts";
 
 /** What `createPassStore` needs; everything comes in as values, nothing is read globally. */

@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
 import { firstSecretKey, gpgDecrypts, storeRecipients } from "./gpg-probe.ts";
 import { passStoreDir, TOP_FOLDER } from "./pass-store.ts";
-import type { ProbeResult } from "./probe-result.ts";
+import type { ProbeResult } from "../probe-result.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Hostname } from "../../../src/protocol/hostname.ts";
-import { normalizeHostname } from "../../../src/protocol/hostname.ts";
-import { decodeHostFromPath, encodeHostForPath } from "../../../src/stores/pass-store.ts";
+import type { Hostname } from "../../../../src/protocol/hostname.ts";
+import { normalizeHostname } from "../../../../src/protocol/hostname.ts";
+import { decodeHostFromPath, encodeHostForPath } from "../../../../src/stores/pass/pass-store.ts";
 
 describe("encodeHostForPath and decodeHostFromPath", () => {
   const cases: Array<[string, string]> = [

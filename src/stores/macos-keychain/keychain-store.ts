@@ -1,9 +1,9 @@
-import type { KeyringBinding } from "../native/load-keyring.ts";
-import type { Hostname } from "../protocol/hostname.ts";
-import { canonicalHostname } from "../protocol/hostname.ts";
-import { CliError } from "../errors.ts";
-import { errorText } from "../quote.ts";
-import type { CredentialStore } from "./credential-store.ts";
+import type { KeyringBinding } from "./load-keyring.ts";
+import type { Hostname } from "../../protocol/hostname.ts";
+import { canonicalHostname } from "../../protocol/hostname.ts";
+import { CliError } from "../../errors.ts";
+import { errorText } from "../../quote.ts";
+import type { CredentialStore } from "../credential-store.ts";
 import { callKeychain, callLimits, DEFAULT_TIMEOUT_SECONDS } from "./keychain-calls.ts";
 import type { CallLimits } from "./keychain-calls.ts";
 

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CliError } from "../../../src/errors.ts";
-import { callKeychain, isTransient, type CallLimits } from "../../../src/stores/keychain-calls.ts";
+import { CliError } from "../../../../src/errors.ts";
+import {
+  callKeychain,
+  isTransient,
+  type CallLimits,
+} from "../../../../src/stores/macos-keychain/keychain-calls.ts";
 
 const NO_REPLY =
   "Platform failure: DBus error: Did not receive a reply. Possible causes include: the remote application did not send a reply";

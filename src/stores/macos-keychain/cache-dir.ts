@@ -1,5 +1,5 @@
 import path from "node:path";
-import { CliError } from "../errors.ts";
+import { CliError } from "../../errors.ts";
 
 const APP_DIR = "terraform-credentials-keychain";
 

@@ -1,10 +1,10 @@
-import type { Io } from "../cli/io.ts";
-import { KEYRING_SHA256 } from "../build-info.ts";
-import { CliError } from "../errors.ts";
-import { errorText } from "../quote.ts";
-import { addonCacheDir } from "../native/cache-dir.ts";
-import { loadKeyring } from "../native/load-keyring.ts";
-import type { CredentialStore } from "./credential-store.ts";
+import type { Io } from "../../cli/io.ts";
+import { KEYRING_SHA256 } from "../../build-info.ts";
+import { CliError } from "../../errors.ts";
+import { errorText } from "../../quote.ts";
+import { addonCacheDir } from "./cache-dir.ts";
+import { loadKeyring } from "./load-keyring.ts";
+import type { CredentialStore } from "../credential-store.ts";
 import type { CallLimits } from "./keychain-calls.ts";
 import { createKeychainStore } from "./keychain-store.ts";
 
