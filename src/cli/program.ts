@@ -13,7 +13,7 @@ import {
   TIMEOUT_VARIABLE,
 } from "./options.ts";
 import type { GlobalOptions } from "./options.ts";
-import { DEFAULT_TIMEOUT_SECONDS } from "../stores/macos-keychain/keychain-calls.ts";
+import { DEFAULT_TIMEOUT_SECONDS } from "./options.ts";
 
 /** What each verb does once its arguments are known; `run` supplies them. */
 export interface VerbHandlers {

@@ -1,4 +1,6 @@
+import type { Io } from "../cli/io.ts";
 import type { Hostname } from "../protocol/hostname.ts";
+import type { CallLimits } from "./call-limits.ts";
 
 /**
  * Where credentials objects live. A store keeps an opaque string per host (the JSON text of
@@ -14,4 +16,13 @@ export interface CredentialStore {
   forget(host: Hostname): Promise<void>;
   /** The hosts that have an entry, sorted. Never returns secrets. */
   list(): Promise<Hostname[]>;
+}
+
+/** What open-store.ts gives the `open` of every store's folder. */
+export interface StoreContext {
+  /** The service name that keeps this set of entries apart (`--service`). */
+  readonly service: string;
+  readonly io: Io;
+  /** The deadline that every call of this run shares. */
+  readonly limits: CallLimits;
 }

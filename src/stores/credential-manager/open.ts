@@ -1,5 +1,5 @@
-import type { CredentialStore } from "../credential-store.ts";
-import { callLimits, type CallLimits } from "../macos-keychain/keychain-calls.ts";
+import type { CredentialStore, StoreContext } from "../credential-store.ts";
+import { callLimits } from "../call-limits.ts";
 import type { ProbeResult } from "../probe-result.ts";
 import { openAdvapi32 } from "./advapi32.ts";
 import { startDeadlineWatchdog } from "./deadline-watchdog.ts";
@@ -14,7 +14,7 @@ import { createCredentialManagerStore } from "./store.ts";
 const WATCHDOG_WORKER = "./stores/credential-manager/deadline-watchdog-worker.ts";
 
 /** The Credential Manager store of the built Windows executable, under `limits`' deadline. */
-export function openCredentialManagerStore(service: string, limits: CallLimits): CredentialStore {
+export function openCredentialManagerStore({ service, limits }: StoreContext): CredentialStore {
   const watchdog = startDeadlineWatchdog(
     limits,
     deadlineMessage(limits.timeoutSeconds),

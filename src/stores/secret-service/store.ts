@@ -1,7 +1,7 @@
 import { CliError } from "../../errors.ts";
 import { canonicalHostname, type Hostname } from "../../protocol/hostname.ts";
 import type { CredentialStore } from "../credential-store.ts";
-import type { CallLimits } from "../macos-keychain/keychain-calls.ts";
+import type { CallLimits } from "../call-limits.ts";
 import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
 import { BusConnection, BusUnavailable, DbusErrorReply } from "./connection.ts";
 import { diagnose, keychainFailure } from "./failures.ts";
