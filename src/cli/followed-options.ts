@@ -1,7 +1,7 @@
-import { commandLine } from "./command-line.ts";
-import type { Io } from "./io.ts";
-import { followBlock, type GlobalOptions } from "./options.ts";
-import { optionsOfArgs } from "./protocol-call.ts";
+import { commandLine } from "../commands/command-line.ts";
+import type { Io } from "../system/io.ts";
+import { followBlock, type GlobalOptions } from "../system/options.ts";
+import { optionsOfArgs } from "../system/options.ts";
 
 /**
  * The options a command for people (list, exec, doctor, import, uninstall) runs with: those

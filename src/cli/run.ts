@@ -2,8 +2,8 @@ import { CliError, DEBUG_VARIABLE, debugging, ExitCode, systemErrorMessage } fro
 import { MAX_CREDENTIALS_BYTES } from "../protocol/credentials-object.ts";
 import * as verbs from "../protocol/verbs.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
-import type { Io } from "./io.ts";
-import { DEFAULT_TIMEOUT_SECONDS, timeoutSeconds, type GlobalOptions } from "./options.ts";
+import type { Io } from "../system/io.ts";
+import { DEFAULT_TIMEOUT_SECONDS, timeoutSeconds, type GlobalOptions } from "../system/options.ts";
 import type { VerbHandlers } from "./program.ts";
 import { isStoreCall, protocolCall } from "./protocol-call.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";

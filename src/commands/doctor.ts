@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import type { GlobalOptions } from "../cli/options.ts";
+import type { GlobalOptions } from "../system/options.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import { probePass } from "../stores/pass/pass-probe.ts";
@@ -8,17 +8,18 @@ import type { ProbeResult } from "../stores/probe-result.ts";
 import { probeSecretService } from "../stores/secret-service/probe.ts";
 import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-config.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
-import { HELPER_BLOCK_NAME, locationsOf, openTofuTakeover, type Machine } from "./install.ts";
+import { HELPER_BLOCK_NAME, locationsOf, openTofuTakeover } from "./install.ts";
+import type { Machine } from "../system/io.ts";
 import { installedBlock } from "./installed-block.ts";
 import { readTextIfExists } from "../system/files.ts";
 import { printable } from "../quote.ts";
 import { otherHelperFiles, readConfigDirFiles, type ConfigDirFile } from "./config-dir-files.ts";
 import { outputOf } from "../system/probe-output.ts";
-import { commandLine, profileVariable, storeName, withVariable } from "../cli/command-line.ts";
+import { commandLine, profileVariable, storeName, withVariable } from "./command-line.ts";
 import { helperCommand } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
-import { optionsOfArgs } from "../cli/protocol-call.ts";
-import { DEFAULT_SERVICE } from "../cli/options.ts";
+import { optionsOfArgs } from "../system/options.ts";
+import { DEFAULT_SERVICE } from "../system/options.ts";
 
 export interface Check {
   readonly status: "ok" | "warn" | "fail";

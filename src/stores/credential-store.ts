@@ -1,4 +1,4 @@
-import type { Io } from "../cli/io.ts";
+import type { Io } from "../system/io.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import type { CallLimits } from "./call-limits.ts";
 

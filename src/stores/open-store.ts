@@ -1,8 +1,8 @@
-import type { GlobalOptions } from "../cli/options.ts";
-import type { Io } from "../cli/io.ts";
+import type { GlobalOptions } from "../system/options.ts";
+import type { Io } from "../system/io.ts";
 import { callLimits } from "./call-limits.ts";
 import type { CredentialStore, StoreContext } from "./credential-store.ts";
-import { timeoutSeconds } from "../cli/options.ts";
+import { timeoutSeconds } from "../system/options.ts";
 
 /**
  * The store that the options select. Each is loaded only when chosen: a keychain call

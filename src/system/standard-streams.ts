@@ -1,6 +1,6 @@
 import { fstatSync, read, readSync, writeSync } from "node:fs";
 import process from "node:process";
-import type { TextSink } from "../cli/io.ts";
+import type { TextSink } from "./io.ts";
 import { systemErrorMessage } from "../errors.ts";
 
 /**

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { isStoreCall, protocolCall } from "../../../src/cli/protocol-call.ts";
-import { DEFAULT_SERVICE } from "../../../src/cli/options.ts";
+import { DEFAULT_SERVICE } from "../../../src/system/options.ts";
 
 describe("protocolCall: the command lines Terraform runs, without commander", () => {
   test("a bare verb and hostname", () => {

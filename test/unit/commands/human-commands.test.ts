@@ -3,7 +3,7 @@ import { existsSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
-import type { GlobalOptions } from "../../../src/cli/options.ts";
+import type { GlobalOptions } from "../../../src/system/options.ts";
 import { run } from "../../../src/cli/run.ts";
 import type { Dependencies } from "../../../src/cli/run.ts";
 import { CliError } from "../../../src/errors.ts";
