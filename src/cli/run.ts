@@ -14,8 +14,21 @@ import type { CommandRunner } from "./exec-command.ts";
 /** What `run` needs from outside the process's own streams. */
 export interface Dependencies {
   readonly version: string;
-  /** Opens the store the options select; called only by verbs that use it. */
-  openStore(options: GlobalOptions, io: Io): CredentialStore | Promise<CredentialStore>;
+  /**
+   * Opens the store the options select; called only by verbs that use it. The store calls
+   * `beforeSecret` once a secret is about to be read.
+   */
+  openStore(
+    options: GlobalOptions,
+    io: Io,
+    beforeSecret: () => Promise<void>,
+  ): CredentialStore | Promise<CredentialStore>;
+  /**
+   * Makes the process fit to hold a token (no core dumps: system/core-dumps.ts). Called at
+   * most once, before stdin is read or a secret fetched, and never by a call that holds no
+   * token (`forget`, a `get` that finds nothing).
+   */
+  protectSecrets(): Promise<void>;
   /** Runs `exec`'s command; absent where no child process may be started. */
   readonly runCommand?: CommandRunner;
 }
@@ -29,6 +42,9 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
   // `exec` ends with its command's exit code, which can be any number.
   const ended: { code?: number } = {};
   const stdin = { read: false };
+  let protecting: Promise<void> | undefined;
+  const beforeSecret = () => (protecting ??= deps.protectSecrets());
+  const openStore = (options: GlobalOptions) => deps.openStore(options, io, beforeSecret);
   const inputLimits = (options: Pick<GlobalOptions, "timeout">) => ({
     maxBytes: MAX_CREDENTIALS_BYTES,
     // A person at a terminal types or pastes: minutes, not the seconds a pipe gets.
@@ -36,21 +52,23 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     source: "the credentials object on stdin",
   });
   const readStdin = async (options: GlobalOptions) => {
+    const limits = inputLimits(options);
+    await beforeSecret();
     stdin.read = true;
-    return readInput(io.stdin, inputLimits(options));
+    return readInput(io.stdin, limits);
   };
 
   const verbHandlers: VerbHandlers = {
     async get(options, host) {
-      io.stdout.write(`${await verbs.get(await deps.openStore(options, io), host)}\n`);
+      io.stdout.write(`${await verbs.get(await openStore(options), host)}\n`);
     },
     async store(options, host) {
       // Read to EOF before anything can fail, as the protocol asks.
       const input = await readStdin(options);
-      await verbs.store(await deps.openStore(options, io), host, input);
+      await verbs.store(await openStore(options), host, input);
     },
     async forget(options, host) {
-      await verbs.forget(await deps.openStore(options, io), host);
+      await verbs.forget(await openStore(options), host);
     },
   };
 
@@ -75,9 +93,12 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
       import("./exec-command.ts"),
     ]);
     isCommanderError = (error): error is { code: string } => error instanceof CommanderError;
+    // The commands for people read tokens in many ways (import, exec, doctor's files):
+    // protected from the start.
+    await beforeSecret();
     const program = buildProgram(io, deps.version, {
-      ...humanHandlers(io, deps.version, (options) => deps.openStore(options, io)),
-      ...execHandler(io, (options) => deps.openStore(options, io), deps.runCommand, ended),
+      ...humanHandlers(io, deps.version, openStore),
+      ...execHandler(io, openStore, deps.runCommand, ended),
       ...verbHandlers,
     });
     await program.parseAsync(commandOptionsAfterCommand(argv), { from: "user" });
@@ -93,6 +114,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
       } catch {
         limits = { ...inputLimits({}), timeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
       }
+      await beforeSecret();
       await drainInput(io.stdin, limits);
     }
     return report(error, io, isCommanderError);

@@ -25,4 +25,28 @@ export interface StoreContext {
   readonly io: Io;
   /** The deadline that every call of this run shares. */
   readonly limits: CallLimits;
+  /**
+   * Called once a secret is about to be read into this process, and not before: a call that
+   * finds nothing, or only deletes, never holds a token and needs no protection (core-dumps.ts).
+   */
+  readonly beforeSecret: () => Promise<void>;
+}
+
+/**
+ * `store` with `beforeSecret` called at the start of each `get`: for stores whose one call
+ * both finds an entry and reads its secret.
+ */
+export function protectingGets(
+  store: CredentialStore,
+  beforeSecret: () => Promise<void>,
+): CredentialStore {
+  return {
+    async get(host) {
+      await beforeSecret();
+      return store.get(host);
+    },
+    store: (host, secret) => store.store(host, secret),
+    forget: (host) => store.forget(host),
+    list: () => store.list(),
+  };
 }

@@ -1,7 +1,9 @@
 /**
  * A helper that holds a token leaves no core file and cannot be read by other processes of
  * its user (prctl(PR_SET_DUMPABLE, 0)): checked on the built executable while it waits on
- * stdin in the middle of a store, with half a token already read.
+ * stdin in the middle of a store, with half a token already read, and while a get that found
+ * an item waits on the Secret Service. A call that holds no token (forget, a get that finds
+ * nothing) is left as it was: it pays nothing for protection.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -11,6 +13,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
 import { helperCommand } from "../support/helper-process.ts";
+import { startStalledSecretService } from "../support/stalled-secret-service.ts";
 
 const linuxRoot = process.platform === "linux" && process.getuid?.() === 0;
 const notHere =
@@ -98,5 +101,50 @@ describe("a store in progress", { skip: notHere }, () => {
       [],
       "no core file in the working directory",
     );
+  });
+});
+
+describe("a protocol call that waits on the Secret Service", { skip: notHere }, () => {
+  /**
+   * Runs `verb` as another user against a Secret Service whose search finds `items`, until
+   * the helper has sent `marker` (a call made only after it has decided on protection), and
+   * returns who owns its /proc files then.
+   */
+  async function ownerWhileWaiting(
+    t: TestContext,
+    verb: string,
+    items: readonly string[],
+    marker: string,
+  ): Promise<number> {
+    const bus = await startStalledSecretService(items);
+    t.after(() => bus.close());
+    const dir = tempDir(t);
+    const [command, ...rest] = helperCommand();
+    const child = spawn(command, [...rest, verb, "wait.example.com"], {
+      uid: 65534,
+      gid: 65534,
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin", HOME: dir, DBUS_SESSION_BUS_ADDRESS: bus.address },
+      stdio: ["ignore", "ignore", "ignore"],
+    });
+    t.after(() => child.kill("SIGKILL"));
+    await bus.called(marker);
+    return statSync(`/proc/${child.pid ?? 0}/environ`).uid;
+  }
+
+  const ITEM = "/org/freedesktop/secrets/collection/login/7";
+
+  test("a get that found an item is protected before it asks for the secret", async (t) => {
+    // Get: the item's attributes, asked after the search found it.
+    assert.equal(await ownerWhileWaiting(t, "get", [ITEM], "Get"), 0);
+  });
+
+  test("a get that finds nothing is left as it was", async (t) => {
+    // Get: whether the default collection is locked, asked only when nothing was found.
+    assert.equal(await ownerWhileWaiting(t, "get", [], "Get"), 65534);
+  });
+
+  test("a forget is left as it was", async (t) => {
+    assert.equal(await ownerWhileWaiting(t, "forget", [ITEM], "Delete"), 65534);
   });
 });

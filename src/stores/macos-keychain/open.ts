@@ -3,11 +3,16 @@ import { CliError } from "../../errors.ts";
 import { errorText } from "../../quote.ts";
 import { addonCacheDir } from "./cache-dir.ts";
 import { loadKeyring } from "./load-keyring.ts";
-import type { CredentialStore, StoreContext } from "../credential-store.ts";
+import { protectingGets, type CredentialStore, type StoreContext } from "../credential-store.ts";
 import { createKeychainStore } from "./keychain-store.ts";
 
 /** The keychain of macOS through the @napi-rs/keyring addon, loaded from its cache only now. */
-export function openKeychainStore({ service, io, limits }: StoreContext): CredentialStore {
+export function openKeychainStore({
+  service,
+  io,
+  limits,
+  beforeSecret,
+}: StoreContext): CredentialStore {
   const cacheDir = addonCacheDir(io.homedir);
   let keyring;
   try {
@@ -15,7 +20,7 @@ export function openKeychainStore({ service, io, limits }: StoreContext): Creden
   } catch (error) {
     throw new CliError(addonFailure(error, cacheDir), undefined, { cause: error });
   }
-  return createKeychainStore(keyring, service, limits);
+  return protectingGets(createKeychainStore(keyring, service, limits), beforeSecret);
 }
 
 /**

@@ -32,6 +32,8 @@ export interface SecretServiceStoreOptions {
   readonly limits: CallLimits;
   /** Tells the user, on stderr, about something done or found on the way (duplicates). */
   warn(line: string): void;
+  /** Called when get has found an item, before any secret is asked for. */
+  readonly beforeSecret?: () => Promise<void>;
 }
 
 /** The Secret Service store, with `close()` for callers that outlive it (tests). */
@@ -139,6 +141,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
             }
             return undefined;
           }
+          await options.beforeSecret?.();
           const attributes = Promise.all(items.map((item) => api.itemAttributes(item)));
           attributes.catch(ignore);
           if (locked.length > 0) {

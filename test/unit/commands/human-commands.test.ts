@@ -41,6 +41,7 @@ async function invoke(
       opened.push(options);
       return store;
     },
+    protectSecrets: async () => {},
     runCommand: () => Promise.resolve({ kind: "exited", code: 0 }),
   };
   const code = await run(argv, io, deps);
