@@ -73,13 +73,17 @@ export async function checkStoredTokens(
   if (opened === undefined || hosts === undefined || hosts.length === 0) return [];
   if (options.offline)
     return [{ status: "ok", title: "stored tokens not checked: --offline", details: [] }];
+  const deadline = withinDeadline(options.timeoutSeconds);
   const network: Network = {
     get: options.get,
     env: context.env,
     trusted: trustedCertificates(certificateSources(context.env, context.platform)),
-    signal: AbortSignal.timeout(options.timeoutSeconds * 1000),
+    signal: deadline.signal,
+    failure: (error) =>
+      deadline.signal.aborted
+        ? `no answer within ${options.timeoutSeconds} s`
+        : (error as Error).message,
   };
-  const deadline = withinDeadline(options.timeoutSeconds);
   try {
     const outcomes = await Promise.all(
       hosts.map(async (host) => {
@@ -97,7 +101,9 @@ export async function checkStoredTokens(
           if (token === undefined) return { kind: "no-token" };
           return checkToken(host, token, network, phase);
         })();
-        return Promise.race([outcome, deadline.passed.then(() => timedOut(phase.now, options))]);
+        // A transport that ignores the signal still ends at the deadline.
+        const late = deadline.passed.then(() => notChecked(`${phase.now}: ${network.failure()}`));
+        return Promise.race([outcome, late]);
       }),
     );
     return hosts.map((host, index) =>
@@ -112,19 +118,24 @@ interface Network {
   readonly get: HttpsGet;
   readonly env: Env;
   readonly trusted: readonly string[] | undefined;
+  /** Aborted at the deadline. */
   readonly signal: AbortSignal;
+  /** Why a request failed, in words: the deadline once it has passed. */
+  readonly failure: (error?: unknown) => string;
 }
 
-function withinDeadline(seconds: number): { passed: Promise<void>; clear(): void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+/** A signal aborted after `seconds`, and a promise settled then. */
+function withinDeadline(seconds: number): {
+  signal: AbortSignal;
+  passed: Promise<void>;
+  clear(): void;
+} {
+  const controller = new AbortController();
   const passed = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, seconds * 1000);
+    controller.signal.addEventListener("abort", () => resolve());
   });
-  return { passed, clear: () => clearTimeout(timer) };
-}
-
-function timedOut(phase: string, options: TokenCheckOptions): Outcome {
-  return { kind: "not-checked", reason: `${phase}: no answer within ${options.timeoutSeconds} s` };
+  const timer = setTimeout(() => controller.abort(new Error("deadline")), seconds * 1000);
+  return { signal: controller.signal, passed, clear: () => clearTimeout(timer) };
 }
 
 /** The `token` of a stored credentials object, or `undefined` when it has none. */
@@ -172,7 +183,7 @@ async function checkToken(
       else url = step.to;
     }
   } catch (error) {
-    return notChecked(`discovery failed: ${(error as Error).message}`);
+    return notChecked(`discovery failed: ${network.failure(error)}`);
   }
   const target = accountDetailsTarget(host, services, url);
   switch (target.kind) {
@@ -192,7 +203,7 @@ async function checkToken(
   try {
     answer = await get(target.url, `Bearer ${token}`);
   } catch (error) {
-    return notChecked(`account/details failed: ${(error as Error).message}`);
+    return notChecked(`account/details failed: ${network.failure(error)}`);
   }
   const verdict = readAccountDetails(answer);
   if (verdict.kind === "unexpected")

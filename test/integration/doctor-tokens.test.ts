@@ -183,6 +183,23 @@ describe("doctor checks the stored tokens with their hosts", { skip }, () => {
     assert.deepEqual(sent, [sha256(`Bearer ${STORED["good.example.com"]!}`)]);
   });
 
+  test("a loopback host goes direct though HTTPS_PROXY is set, as Go does (Bun alone would proxy it)", async () => {
+    const before = proxy.targets.length;
+    const host = server.host;
+    assertSilentSuccess(
+      await helper(
+        ["--service", "loopback", "store", host],
+        {},
+        { stdin: '{"token":"tok-unused"}' },
+      ),
+    );
+    const result = await helper(["--service", "loopback", "doctor"]);
+    assert.deepEqual(tokenLines(result.stdout), [
+      `ok    token for ${host}: accepted, account tester`,
+    ]);
+    assert.equal(proxy.targets.length, before, "the proxy saw nothing");
+  });
+
   test("SSL_CERT_DIR is honoured as Go does: Bun by itself ignores it", async () => {
     const dir = path.join(session.home, "certs");
     mkdirSync(dir, { recursive: true });
