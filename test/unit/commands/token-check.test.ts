@@ -424,6 +424,18 @@ describe(
       assert.ok(!`${result.stdout}${result.stderr}`.includes(SECRET));
     });
 
+    test("list never uses the network", async () => {
+      const network = fakeNetwork({});
+      const io = createFakeIo({ env: {}, platform: "darwin" });
+      const store = createMemoryStore({ "app.example.com": JSON.stringify({ token: SECRET }) });
+      const code = await run(["list"], io, {
+        version: "0.0.0-test",
+        openStore: () => store,
+        httpsGet: network.get,
+      });
+      assert.deepEqual([code, io.stdout.text, network.requests], [0, "app.example.com\n", []]);
+    });
+
     test("doctor --offline (either side of the command): no request", async (t) => {
       for (const args of [
         ["doctor", "--offline"],
