@@ -208,7 +208,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
     .command("doctor")
     .configureOutput({ outputError: (text, write) => write(ourWording("doctor", text)) })
     .description(
-      "check the keychain, the installation and the CLI config, and say how to fix what is wrong",
+      "check the keychain, the installation, the CLI config and each stored token with its host, and say how to fix what is wrong",
     )
     .option("--offline", "do not check the stored tokens with their hosts (no network access)")
     .action(async (flags: { offline?: boolean }, command: Command) => {
