@@ -52,6 +52,8 @@ async function main(): Promise<number> {
     {
       version: versionLine(VERSION, TARGET, process.versions),
       openStore,
+      // Loaded only for doctor's token check.
+      httpsGet: async (request) => (await import("./system/https-get.ts")).httpsGet(request),
       // Loaded only for exec: node:child_process has no place in a get.
       runCommand: async (command, args, env) =>
         (await import("./system/run-command.ts")).runCommand(command, args, env, process),

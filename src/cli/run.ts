@@ -10,12 +10,15 @@ import { normalizeHostname } from "../protocol/hostname.ts";
 import { drainInput, readInput } from "./read-input.ts";
 import { oneLine } from "../quote.ts";
 import type { CommandRunner } from "./exec-command.ts";
+import type { HttpsGet } from "../system/https-get.ts";
 
 /** What `run` needs from outside the process's own streams. */
 export interface Dependencies {
   readonly version: string;
   /** Opens the store the options select; called only by verbs that use it. */
   openStore(options: GlobalOptions, io: Io): CredentialStore | Promise<CredentialStore>;
+  /** Sends doctor's HTTPS requests; absent where no request may leave (tests in-process). */
+  readonly httpsGet?: HttpsGet;
   /** Runs `exec`'s command; absent where no child process may be started. */
   readonly runCommand?: CommandRunner;
 }
@@ -76,7 +79,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     ]);
     isCommanderError = (error): error is { code: string } => error instanceof CommanderError;
     const program = buildProgram(io, deps.version, {
-      ...humanHandlers(io, deps.version, (options) => deps.openStore(options, io)),
+      ...humanHandlers(io, deps.version, (options) => deps.openStore(options, io), deps.httpsGet),
       ...execHandler(io, (options) => deps.openStore(options, io), deps.runCommand, ended),
       ...verbHandlers,
     });
