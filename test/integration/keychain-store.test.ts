@@ -160,12 +160,8 @@ for (const provider of SECRET_SERVICE_PROVIDERS) {
           'test -n "$TF_TOKEN_mixed_example_com"',
         ]);
         assert.equal(exec.code, 0, `exec dropped the host: ${exec.stderr}`);
-        const forget = await helper(session, ["forget", host]);
-        assert.equal(forget.code, 0, forget.stderr);
-        assert.match(
-          forget.stderr,
-          /^removed 2 keychain items that matched mixed\.example\.com\n$/,
-        );
+        // Silent, as the protocol wants of every forget that worked.
+        assertSilentSuccess(await helper(session, ["forget", host]));
       });
 
       test("several items of ours: get takes the first in sorted order and says so; forget removes them all", async () => {
@@ -189,9 +185,7 @@ for (const provider of SECRET_SERVICE_PROVIDERS) {
           first.stdout,
           "all still there",
         );
-        const forget = await helper(session, ["forget", host]);
-        assert.equal(forget.code, 0, forget.stderr);
-        assert.match(forget.stderr, /removed 3 keychain items/);
+        assertSilentSuccess(await helper(session, ["forget", host]));
         const after = await helper(session, ["get", host]);
         assert.equal(after.stdout, "{}\n");
       });
@@ -208,9 +202,7 @@ for (const provider of SECRET_SERVICE_PROVIDERS) {
         assertSilentSuccess(await helper(session, ["store", host], '{"token":"SECRET-mine-2"}'));
         assert.equal((await helper(session, ["get", host])).stdout, '{"token":"SECRET-mine-2"}\n');
         assert.equal(await countItems(session.env, { service: SERVICE, username: host }), 2);
-        const forget = await helper(session, ["forget", host]);
-        assert.equal(forget.code, 0, forget.stderr);
-        assert.match(forget.stderr, /removed 2 keychain items/);
+        assertSilentSuccess(await helper(session, ["forget", host]));
         assert.equal(await countItems(session.env, { service: SERVICE, username: host }), 0);
       });
     },

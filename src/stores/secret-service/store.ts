@@ -30,7 +30,7 @@ export interface SecretServiceStoreOptions {
   readonly service: string;
   readonly env: Env;
   readonly limits: CallLimits;
-  /** Tells the user, on stderr, about something done or found on the way (duplicates). */
+  /** Tells the user of get, on stderr, about something found on the way (duplicates). */
   warn(line: string): void;
 }
 
@@ -247,15 +247,14 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
       }
     },
 
+    // Silent however many it deletes: the protocol wants no output from a forget that worked.
     async forget(host) {
-      const removed = await attempt("delete from", async ({ api }) => {
+      await attempt("delete from", async ({ api }) => {
         const { unlocked, locked } = await api.searchItems(ours(host));
         if (locked.length > 0) await api.unlock(locked);
         const items = [...unlocked, ...locked];
         await Promise.all(items.map((item) => api.deleteItem(item)));
-        return items.length;
       });
-      if (removed > 1) options.warn(`removed ${removed} keychain items that matched ${host}`);
     },
 
     async list() {
