@@ -2,7 +2,8 @@
  * The stores CI starts for the conformance table, each with what it can show. Where one
  * lacks a capability, the reason is here, beside it.
  */
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import path from "node:path";
 import { assertSilentSuccess, type ProtocolBackend } from "../support/protocol-suite.ts";
 import type { KeyringSession } from "../support/keyring-session.ts";
 import { startKeyringSession } from "../support/keyring-session.ts";
@@ -10,8 +11,11 @@ import { startKeePassXcSession } from "../support/keepassxc-session.ts";
 import { startKWalletSession } from "../support/kwallet-session.ts";
 import { startPassSession } from "../support/pass-session.ts";
 import { addItem } from "../support/secret-service-items.ts";
+import { startWinePrefix } from "../support/wine-prefix.ts";
 import type { ConformanceStore, StoreUnderTest } from "./harness.ts";
 import type { Capability } from "./rules.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
 
 /**
  * A Secret Service provider in private D-Bus sessions: one for the table, and one that
@@ -132,6 +136,32 @@ export const PASS: ConformanceStore = {
           throw error;
         }
       },
+    };
+  },
+};
+
+/**
+ * The win-x64 build under Wine, against Wine's Credential Manager. It shows none of the
+ * capabilities: Credential Manager keeps a user's generic credentials open while the user is
+ * logged in (no locked state), is part of Windows (never out of reach), and keeps one entry
+ * per target name (no other program's entry beside ours); and Windows reads stdin with
+ * blocking reads that --timeout cannot end (docs/reference.md).
+ */
+export const WINDOWS_UNDER_WINE: ConformanceStore = {
+  name: "Windows Credential Manager (win-x64 under Wine)",
+  capabilities: new Set<Capability>(),
+  async start(): Promise<StoreUnderTest> {
+    // Built here, as the host's build is by scripts/test.sh: a stale binary proves nothing.
+    execFileSync("npx", ["tsx", "scripts/build.ts", "--target", "win-x64"], {
+      cwd: ROOT,
+      stdio: "pipe",
+    });
+    const wine = await startWinePrefix();
+    return {
+      env: wine.env,
+      args: [],
+      command: wine.command(path.join(ROOT, "dist/win-x64/terraform-credentials-keychain.exe")),
+      close: () => wine.close(),
     };
   },
 };
