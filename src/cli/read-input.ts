@@ -31,11 +31,7 @@ export async function readInput(
       `${source} is larger than ${maxBytes} bytes, where a credentials object takes a few hundred: nothing was stored`,
     );
   }
-  if (outcome === "timed out") {
-    throw new CliError(
-      `${source} did not end within ${limits.timeoutSeconds} s (Terraform closes it after the object): nothing was stored`,
-    );
-  }
+  if (outcome === "timed out") throw new CliError(timedOutMessage(limits));
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
       Buffer.concat(chunks),
@@ -43,6 +39,11 @@ export async function readInput(
   } catch {
     throw new CliError(`${source} is not valid UTF-8 text: expected a JSON object`);
   }
+}
+
+/** What an input that did not end by the deadline is refused with. */
+export function timedOutMessage(limits: InputLimits): string {
+  return `${limits.source} did not end within ${limits.timeoutSeconds} s (Terraform closes it after the object): nothing was stored`;
 }
 
 /**
