@@ -108,6 +108,13 @@ const storeOk = async (context: RowContext, host: string, object: string) => {
   assertSilentSuccess(await context.call(["store", host], { bytes: object }));
 };
 
+/** Stores `host`, forgets it (silently), and gets {} for it. */
+const storeForgetGet = async (context: RowContext, host: string) => {
+  await storeOk(context, host, '{"token":"SECRET-forget"}');
+  assertSilentSuccess(await context.call(["forget", host]));
+  await expectGet(context, host, "{}");
+};
+
 /** One line on stderr, nothing on stdout, a non-zero exit, all of stdin read, no secret shown. */
 const assertRefusedAfterReadingAll = (result: HelperResult) => {
   assertOneLineFailure(result);
@@ -119,17 +126,15 @@ const assertRefusedAfterReadingAll = (result: HelperResult) => {
 const mebibyte = (prefix: string, pad: string, suffix: string) =>
   `${prefix}${pad.repeat(MIB - prefix.length - suffix.length)}${suffix}`;
 
+/** A credentials object of exactly 1 MiB whose token is SECRET-`tag`. */
+const bigObject = (tag: string) => mebibyte(`{"token":"SECRET-${tag}","pad":"`, "x", '"}');
+
 /**
  * The refusals of `store`: [behaviour, args before the host's, host, input]. Each reads
  * 1 MiB to EOF before it exits, and keeps what the host had.
  */
 const REFUSALS: ReadonlyArray<readonly [string, readonly string[], string, string | Uint8Array]> = [
-  [
-    "input too large",
-    [],
-    "refused.conformance.example",
-    mebibyte('{"token":"SECRET-big","pad":"', "x", '"}'),
-  ],
+  ["input too large", [], "refused.conformance.example", bigObject("big")],
   ["invalid JSON", [], "refused.conformance.example", mebibyte("token=SECRET-json ", "x", "")],
   [
     "invalid UTF-8",
@@ -141,29 +146,14 @@ const REFUSALS: ReadonlyArray<readonly [string, readonly string[], string, strin
       Buffer.from('"}'),
     ]),
   ],
-  [
-    "a bad hostname",
-    [],
-    "bad host.conformance.example",
-    mebibyte('{"token":"SECRET-host","pad":"', "x", '"}'),
-  ],
-  [
-    "a bad option value",
-    ["--timeout", "soon"],
-    "refused.conformance.example",
-    mebibyte('{"token":"SECRET-opt","pad":"', "x", '"}'),
-  ],
-  [
-    "an unknown option",
-    ["--no-such-option"],
-    "refused.conformance.example",
-    mebibyte('{"token":"SECRET-unk","pad":"', "x", '"}'),
-  ],
+  ["a bad hostname", [], "bad host.conformance.example", bigObject("host")],
+  ["a bad option value", ["--timeout", "soon"], "refused.conformance.example", bigObject("opt")],
+  ["an unknown option", ["--no-such-option"], "refused.conformance.example", bigObject("unk")],
   [
     "an unknown backend",
     ["--backend", "nowhere"],
     "refused.conformance.example",
-    mebibyte('{"token":"SECRET-backend","pad":"', "x", '"}'),
+    bigObject("backend"),
   ],
 ];
 
@@ -199,12 +189,7 @@ export const RULES: readonly Rule[] = [
     group: "get",
     behaviour: "forgotten: prints {} and exits 0",
     spec: SPEC.getNone,
-    async check(context) {
-      const host = "forgotten.conformance.example";
-      await storeOk(context, host, '{"token":"SECRET-gone"}');
-      assertSilentSuccess(await context.call(["forget", host]));
-      await expectGet(context, host, "{}");
-    },
+    check: (context) => storeForgetGet(context, "forgotten.conformance.example"),
   },
   {
     group: "get",
@@ -312,7 +297,7 @@ export const RULES: readonly Rule[] = [
       "a misplaced option (after the verb): reads all of 1 MiB to EOF, then one line and a non-zero exit",
     spec: SPEC.storeRefused,
     async check(context) {
-      const input = mebibyte('{"token":"SECRET-misplaced","pad":"', "x", '"}');
+      const input = bigObject("misplaced");
       assertRefusedAfterReadingAll(
         await context.call(["store", "misplaced.conformance.example", "--service"], {
           bytes: input,
@@ -342,12 +327,7 @@ export const RULES: readonly Rule[] = [
     group: "forget",
     behaviour: "success prints nothing on stdout or stderr and exits 0",
     spec: SPEC.forgetOk,
-    async check(context) {
-      const host = "forget.conformance.example";
-      await storeOk(context, host, '{"token":"SECRET-forget"}');
-      assertSilentSuccess(await context.call(["forget", host]));
-      await expectGet(context, host, "{}");
-    },
+    check: (context) => storeForgetGet(context, "forget.conformance.example"),
   },
   {
     group: "forget",
