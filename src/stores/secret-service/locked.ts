@@ -23,6 +23,12 @@ export interface SearchScope {
   unlockReadable(item: string, found: Found): boolean;
   /** Whether what was found already answers, so that no locked collection needs a look. */
   answered(found: Found): boolean;
+  /**
+   * Told the items of each search as soon as it returns, before their attributes are asked:
+   * a caller can send what it will need of them (GetSecrets) in the same write. The last
+   * call names the items that searchUnlocked returns.
+   */
+  searched?(items: readonly string[]): void;
 }
 
 /**
@@ -44,17 +50,25 @@ export async function searchUnlocked(
   query: Readonly<Record<string, string>>,
   scope: SearchScope,
 ): Promise<Found> {
+  // Asked with the first search, in its write: needed only when it finds no answer.
+  let collections: Promise<string[]> | undefined = api.collections();
+  collections.catch(ignore);
   for (let round = 0; ; round++) {
     const { unlocked, locked } = await api.searchItems(query);
     const items = [...unlocked, ...locked];
+    scope.searched?.(items);
     const attributes = await Promise.all(items.map((item) => api.itemAttributes(item)));
     const found: Found = { items, attributes, locked: new Set(locked) };
     const hidden = locked.filter((item) => {
       const index = items.indexOf(item);
       return !showsWhatItIs(attributes[index], query) || scope.unlockReadable(item, found);
     });
-    const collections = scope.answered(found) ? [] : await lockedCollections(api);
-    const toUnlock = [...collections, ...hidden];
+    const lockedOnes = scope.answered(found)
+      ? []
+      : await lockedCollections(api, (collections ??= api.collections()));
+    // After an Unlock, the collections are asked again.
+    collections = undefined;
+    const toUnlock = [...lockedOnes, ...hidden];
     if (toUnlock.length === 0) return found;
     // An Unlock that completed and left them locked: nothing more can be done here.
     if (round > 0) throw new KeyringLocked("dismissed");
@@ -78,11 +92,18 @@ function showsWhatItIs(
   return Object.entries(query).every(([name, value]) => attributes.get(name) === value);
 }
 
-/** The service's collections that are locked, asked in one write. */
-async function lockedCollections(api: LockedPlacesApi): Promise<string[]> {
-  const collections = await api.collections();
+/** Of the service's `asked` collections, those that are locked, asked in one write. */
+async function lockedCollections(
+  api: LockedPlacesApi,
+  asked: Promise<string[]>,
+): Promise<string[]> {
+  const collections = await asked;
   const locked = await Promise.all(
     collections.map((collection) => api.collectionLocked(collection)),
   );
   return collections.filter((_, index) => locked[index]);
+}
+
+function ignore(): void {
+  // Awaited further on when it is needed; this only keeps it from being unhandled.
 }

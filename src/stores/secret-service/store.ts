@@ -11,6 +11,7 @@ import {
   SecretServiceApi,
   UnexpectedReply,
   canShowPrompt,
+  type EncryptedSecret,
   type OpenedSession,
   type PromptPolicy,
 } from "./secret-service.ts";
@@ -123,6 +124,8 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
           const defaultCollection = api.readAlias("default");
           defaultCollection.catch(ignore);
           const session = client.session();
+          // The secrets of what each search finds leave with its attribute calls.
+          let secrets: Promise<Map<string, EncryptedSecret>> | undefined;
           // Only what get would read is unlocked: another program's locked item, whose
           // attributes say so, is not ours to prompt for.
           const { items, attributes } = await searchUnlocked(api, ours(host), {
@@ -133,6 +136,18 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
                 (item, index) =>
                   !found.locked.has(item) && isOurs(found.attributes[index], service, host),
               ),
+            searched(found) {
+              secrets =
+                found.length === 0
+                  ? undefined
+                  : session.then((opened) => {
+                      const asked = api.getSecrets(found, opened.path);
+                      // The key's arithmetic overlaps the round trip of the calls just sent.
+                      opened.key().catch(ignore);
+                      return asked;
+                    });
+              secrets?.catch(ignore);
+            },
           });
           if (items.length === 0) {
             // Absence is no error, but a person running get should learn why terraform login
@@ -145,11 +160,9 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
             return undefined;
           }
           const opened = await session;
-          const secrets = api.getSecrets(items, opened.path);
-          secrets.catch(ignore);
           const key = await opened.key();
           const candidates = candidatesOf(items, attributes, service, host);
-          const found = await secrets;
+          const found = (await secrets) ?? new Map<string, EncryptedSecret>();
           const texts: string[] = [];
           for (const item of candidates) {
             const secret = found.get(item);
