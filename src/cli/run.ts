@@ -7,7 +7,7 @@ import { DEFAULT_TIMEOUT_SECONDS, timeoutSeconds, type GlobalOptions } from "./o
 import type { VerbHandlers } from "./program.ts";
 import { isStoreCall, protocolCall } from "./protocol-call.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
-import { drainInput, readInput } from "./read-input.ts";
+import { drainInput, readInput, timedOutMessage, type InputLimits } from "./read-input.ts";
 import { oneLine } from "../quote.ts";
 import type { CommandRunner } from "./exec-command.ts";
 import type { HttpsGet } from "../system/https-get.ts";
@@ -38,9 +38,14 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     timeoutSeconds: Math.max(timeoutSeconds(options, io.env), io.stdinIsTTY ? 300 : 0),
     source: "the credentials object on stdin",
   });
+  /** Bounds reads that block (Windows) by the same deadline as the reader's own timer. */
+  const bounded = async (limits: InputLimits) => {
+    await io.boundStdin?.(limits.timeoutSeconds, timedOutMessage(limits));
+    return limits;
+  };
   const readStdin = async (options: GlobalOptions) => {
     stdin.read = true;
-    return readInput(io.stdin, inputLimits(options));
+    return readInput(io.stdin, await bounded(inputLimits(options)));
   };
 
   const verbHandlers: VerbHandlers = {
@@ -96,7 +101,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
       } catch {
         limits = { ...inputLimits({}), timeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
       }
-      await drainInput(io.stdin, limits);
+      await drainInput(io.stdin, await bounded(limits));
     }
     return report(error, io, isCommanderError);
   }
