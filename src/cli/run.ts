@@ -7,9 +7,10 @@ import { DEFAULT_TIMEOUT_SECONDS, timeoutSeconds, type GlobalOptions } from "../
 import type { VerbHandlers } from "./program.ts";
 import { isStoreCall, protocolCall } from "./protocol-call.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
-import { drainInput, readInput } from "./read-input.ts";
+import { drainInput, readInput, timedOutMessage, type InputLimits } from "./read-input.ts";
 import { oneLine } from "../quote.ts";
 import type { CommandRunner } from "./exec-command.ts";
+import type { HttpsGet } from "../system/https-get.ts";
 
 /** What `run` needs from outside the process's own streams. */
 export interface Dependencies {
@@ -29,6 +30,8 @@ export interface Dependencies {
    * token (`forget`, a `get` that finds nothing).
    */
   protectSecrets(): Promise<void>;
+  /** Sends doctor's HTTPS requests; absent where no request may leave (tests in-process). */
+  readonly httpsGet?: HttpsGet;
   /** Runs `exec`'s command; absent where no child process may be started. */
   readonly runCommand?: CommandRunner;
 }
@@ -51,11 +54,16 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     timeoutSeconds: Math.max(timeoutSeconds(options, io.env), io.stdinIsTTY ? 300 : 0),
     source: "the credentials object on stdin",
   });
+  /** Bounds reads that block (Windows) by the same deadline as the reader's own timer. */
+  const bounded = async (limits: InputLimits) => {
+    await io.boundStdin?.(limits.timeoutSeconds, timedOutMessage(limits));
+    return limits;
+  };
   const readStdin = async (options: GlobalOptions) => {
     const limits = inputLimits(options);
     await beforeSecret();
     stdin.read = true;
-    return readInput(io.stdin, limits);
+    return readInput(io.stdin, await bounded(limits));
   };
 
   const verbHandlers: VerbHandlers = {
@@ -97,7 +105,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     // protected from the start.
     await beforeSecret();
     const program = buildProgram(io, deps.version, {
-      ...humanHandlers(io, deps.version, openStore),
+      ...humanHandlers(io, deps.version, openStore, deps.httpsGet),
       ...execHandler(io, openStore, deps.runCommand, ended),
       ...verbHandlers,
     });
@@ -115,7 +123,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
         limits = { ...inputLimits({}), timeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
       }
       await beforeSecret();
-      await drainInput(io.stdin, limits);
+      await drainInput(io.stdin, await bounded(limits));
     }
     return report(error, io, isCommanderError);
   }

@@ -135,16 +135,16 @@ describe("a protocol call that waits on the Secret Service", { skip: notHere }, 
   const ITEM = "/org/freedesktop/secrets/collection/login/7";
 
   test("a get that found an item is protected before it asks for the secret", async (t) => {
-    // Get: the item's attributes, asked after the search found it.
-    assert.equal(await ownerWhileWaiting(t, "get", [ITEM], "Get"), 0);
+    assert.equal(await ownerWhileWaiting(t, "get", [ITEM], "GetSecrets"), 0);
   });
 
   test("a get that finds nothing is left as it was", async (t) => {
-    // Get: whether the default collection is locked, asked only when nothing was found.
-    assert.equal(await ownerWhileWaiting(t, "get", [], "Get"), 65534);
+    // Whether the collection is locked: asked only once the search has found nothing.
+    assert.equal(await ownerWhileWaiting(t, "get", [], "Get:Locked"), 65534);
   });
 
   test("a forget is left as it was", async (t) => {
-    assert.equal(await ownerWhileWaiting(t, "forget", [ITEM], "Delete"), 65534);
+    // The found item's attributes: asked once the search has answered.
+    assert.equal(await ownerWhileWaiting(t, "forget", [ITEM], "Get:Attributes"), 65534);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * A session bus with a Secret Service that answers only as far as a test needs, so that a
  * helper talking to it stops, waiting, at a chosen point of a call: it answers the bus's
- * Hello, SearchItems (with the items given) and ReadAlias (with a collection), and nothing
- * else. Messages are cut and decoded with our MessageReader and written with encodeMessage,
+ * Hello, SearchItems (with the items given), ReadAlias and the service's Collections (one
+ * collection), and OpenSession (with a valid public value), and nothing else: no property
+ * of a collection or an item, no secret, no Delete. Messages are cut and decoded with our MessageReader and written with encodeMessage,
  * which wire.test.ts checks against bytes a real daemon produced. Its socket, in a
  * directory of its own, is open to every user: the helper may run as another.
  */
@@ -24,7 +25,10 @@ const COLLECTION = "/org/freedesktop/secrets/collection/login";
 export interface StalledSecretService {
   /** DBUS_SESSION_BUS_ADDRESS for the helper. */
   readonly address: string;
-  /** Resolves once a client has sent a call of `member` (SearchItems, Delete, Get, ...). */
+  /**
+   * Resolves once a client has sent a call of `member` (SearchItems, GetSecrets, Delete, ...;
+   * a property's Get as `Get:<name>`, such as `Get:Locked`).
+   */
   called(member: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -71,10 +75,22 @@ export async function startStalledSecretService(
         auth = undefined;
       }
       for (const message of reader.push(rest)) {
+        const property = message.member === "Get" ? message.body[1] : undefined;
         if (message.member === "Hello") reply(message, "s", [":1.1"]);
         if (message.member === "SearchItems") reply(message, "aoao", [items, []]);
         if (message.member === "ReadAlias") reply(message, "o", [COLLECTION]);
+        if (property === "Collections") {
+          reply(message, "v", [{ signature: "ao", value: [COLLECTION] }]);
+        }
+        if (message.member === "OpenSession") {
+          // dh-ietf1024: 2 is a public value in range; the shared key it makes is never used.
+          reply(message, "vo", [
+            { signature: "ay", value: new Uint8Array([2]) },
+            "/org/freedesktop/secrets/session/1",
+          ]);
+        }
         if (message.member !== undefined) seen.add(message.member);
+        if (typeof property === "string") seen.add(`Get:${property}`);
         for (const wake of waiters.splice(0)) wake();
       }
     });

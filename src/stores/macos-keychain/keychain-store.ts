@@ -74,12 +74,17 @@ function keychainError(action: string, error: unknown): CliError {
 export function describeKeychainProblem(detail: string): string {
   // Recognised problems get one short line; the binding's own text stays in the error's
   // cause, which TF_CREDENTIALS_KEYCHAIN_DEBUG=1 prints.
+  // Each is an error, never "no credentials": the entry may well be there.
   // errSecInteractionNotAllowed (-25308): locked, and no prompt can be shown (SSH, launchd).
-  if (/interaction is not allowed|-25308/i.test(detail)) {
+  if (/interaction is not allowed|errSecInteractionNotAllowed|-25308/i.test(detail)) {
     return 'the keychain is locked and cannot ask for its password here (no one at the screen, or an SSH session): unlock it with "security unlock-keychain" and try again';
   }
   // errSecUserCanceled (-128), errSecAuthFailed (-25293): the prompt was refused.
-  if (/canceled|cancelled|passphrase you entered is not correct|-128\b|-25293/i.test(detail)) {
+  if (
+    /canceled|cancelled|errSecUserCanceled|-128\b|passphrase you entered is not correct|errSecAuthFailed|-25293/i.test(
+      detail,
+    )
+  ) {
     return 'access was refused at the keychain prompt: run the command again and choose "Always Allow"';
   }
   // errSecNoSuchKeychain (-25294), errSecNotAvailable (-25291), errSecNoDefaultKeychain (-25307).

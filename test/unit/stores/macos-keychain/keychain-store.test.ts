@@ -264,6 +264,42 @@ describe("createKeychainStore", () => {
     });
   }
 
+  // What the binding gives for macOS's errSecInteractionNotAllowed and errSecAuthFailed
+  // (keyring-rs wraps the Security framework's own message).
+  for (const [what, detail, says] of [
+    [
+      "errSecInteractionNotAllowed",
+      "Platform secure storage failure: User interaction is not allowed.",
+      /: the keychain is locked and cannot ask for its password here .*"security unlock-keychain"/,
+    ],
+    [
+      "errSecAuthFailed",
+      "Platform secure storage failure: The user name or passphrase you entered is not correct.",
+      /: access was refused at the keychain prompt: run the command again/,
+    ],
+    [
+      "a bare OSStatus -25308",
+      "Couldn't access platform secure storage: OSStatus -25308",
+      /: the keychain is locked/,
+    ],
+  ] as const) {
+    for (const [verb, operation, call] of [
+      ["get", "getSecret", (s: ReturnType<typeof createKeychainStore>) => s.get(HOST)],
+      ["forget", "deleteCredential", (s: ReturnType<typeof createKeychainStore>) => s.forget(HOST)],
+    ] as const) {
+      test(`macOS ${what} in ${verb} is an error that says what to do, never {}`, async () => {
+        const { binding, state } = createFakeKeyring();
+        state.failure = { in: operation, error: new Error(detail) };
+        await assert.rejects(call(createKeychainStore(binding, SERVICE)), (error: unknown) => {
+          assert.ok(error instanceof CliError);
+          assert.match(error.message, says);
+          assert.ok(!/Seahorse|D-Bus/.test(error.message), error.message);
+          return true;
+        });
+      });
+    }
+  }
+
   test("a thrown non-Error value still becomes a CliError", async () => {
     const { binding, state } = createFakeKeyring();
     state.failure = { in: "setSecret", error: "User interaction is not allowed." };
