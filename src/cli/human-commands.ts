@@ -20,7 +20,10 @@ export function humanHandlers(
   const say = (line: string) => io.stdout.write(`${line}\n`);
   const note = (line: string) => io.stderr.write(`${line}\n`);
   const follow = async (given: Partial<GlobalOptions>, tell = note) =>
-    (await import("./followed-options.ts")).followedOptions(io, given, tell);
+    (await import("./followed-options.ts")).followedOptions(io, given, {
+      following: tell,
+      unreadable: tell,
+    });
   return {
     async install(options, { force, dryRun }) {
       const { planInstall, applyInstall } = await import("../commands/install.ts");

@@ -566,7 +566,15 @@ describe(
       return { box, terraformrc, ioOptions };
     }
 
-    for (const command of [["list"], ["import"], ["exec", "--", "true"]]) {
+    test("exec follows the block and prints nothing of its own when all goes well", async (t) => {
+      const { ioOptions } = temp(t);
+      const opened: GlobalOptions[] = [];
+      const outcome = await invoke(["exec", "--", "true"], createMemoryStore(), ioOptions, opened);
+      assert.deepEqual(opened, [{ service: "work", backend: "pass" }]);
+      assert.deepEqual(outcome, { code: 0, stdout: "", stderr: "" });
+    });
+
+    for (const command of [["list"], ["import"]]) {
       test(`${command[0] ?? ""} with no options uses the block's --backend and --service and says so on stderr`, async (t) => {
         const { terraformrc, ioOptions } = temp(t);
         const opened: GlobalOptions[] = [];
