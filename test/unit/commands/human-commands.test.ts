@@ -700,11 +700,118 @@ describe(
       assert.match(outcome.stdout, /stored in pass \(service "work"\)/);
     });
 
-    test("get, store and forget never follow it: Terraform gives them their args", async (t) => {
+    test("get, store and forget with Terraform's streams use only their args", async (t) => {
       const { ioOptions } = temp(t);
       const opened: GlobalOptions[] = [];
-      await invoke(["get", "a.example.com"], createMemoryStore(), ioOptions, opened);
-      assert.deepEqual(opened, [{ service: "terraform-credentials", backend: "keychain" }]);
+      const terraforms = { ...ioOptions, streams: ["null device", "pipe", "pipe"] } as const;
+      await invoke(["get", "a.example.com"], createMemoryStore(), terraforms, opened);
+      await invoke(
+        ["forget", "a.example.com"],
+        createMemoryStore(),
+        {
+          ...ioOptions,
+          streams: ["null device", "null device", "pipe"],
+        },
+        opened,
+      );
+      assert.deepEqual(opened, [
+        { service: "terraform-credentials", backend: "keychain" },
+        { service: "terraform-credentials", backend: "keychain" },
+      ]);
+    });
+
+    test("get, store and forget typed by a person follow it, silently", async (t) => {
+      const { ioOptions } = temp(t);
+      const person = { ...ioOptions, streams: ["other", "other", "other"] } as const;
+      const store = createMemoryStore();
+      const opened: GlobalOptions[] = [];
+      const outcomes = [
+        await invoke(
+          ["store", "a.example.com"],
+          store,
+          { ...person, stdin: '{"token":"t"}' },
+          opened,
+        ),
+        await invoke(["get", "a.example.com"], store, person, opened),
+        await invoke(["forget", "a.example.com"], store, person, opened),
+      ];
+      const work = { service: "work", backend: "pass" };
+      assert.deepEqual(opened, [work, work, work]);
+      assert.deepEqual(outcomes, [
+        { code: 0, stdout: "", stderr: "" },
+        { code: 0, stdout: '{"token":"t"}\n', stderr: "" },
+        { code: 0, stdout: "", stderr: "" },
+      ]);
+    });
+
+    test("a script's $(get HOST | jq) with its own stdin follows it too", async (t) => {
+      const { ioOptions } = temp(t);
+      const opened: GlobalOptions[] = [];
+      await invoke(
+        ["get", "a.example.com"],
+        createMemoryStore(),
+        { ...ioOptions, streams: ["pipe", "pipe", "pipe"] },
+        opened,
+      );
+      assert.deepEqual(opened, [{ service: "work", backend: "pass" }]);
+    });
+
+    test("a person's --service is kept, the block's --backend followed", async (t) => {
+      const { ioOptions } = temp(t);
+      const opened: GlobalOptions[] = [];
+      await invoke(
+        ["--service", "other", "get", "a.example.com"],
+        createMemoryStore(),
+        { ...ioOptions, streams: ["other", "other", "other"] },
+        opened,
+      );
+      assert.deepEqual(opened, [{ service: "other", backend: "pass" }]);
+    });
+
+    const HEADLESS_FAILURE =
+      "no Secret Service on the D-Bus session bus: start gnome-keyring; on a headless machine add --backend pass to the helper's args";
+
+    test("a keychain failure never says to add --backend pass when the block has it", async (t) => {
+      const { terraformrc, ioOptions } = temp(t);
+      const store = createMemoryStore();
+      store.failNext(new CliError(HEADLESS_FAILURE));
+      const outcome = await invoke(["get", "a.example.com"], store, {
+        ...ioOptions,
+        streams: ["null device", "pipe", "pipe"],
+      });
+      assert.equal(outcome.code, 1);
+      assert.equal(
+        outcome.stderr,
+        `no Secret Service on the D-Bus session bus: start gnome-keyring; the credentials_helper block in ${terraformrc} already has --backend pass --service work, but this call ran with the streams Terraform gives a helper (no terminal, stdin from /dev/null or a pipe), so only its own options count: run "${path.join(path.dirname(terraformrc), ".terraform.d", "plugins", "terraform-credentials-keychain")} --backend pass --service work get a.example.com"\n`,
+      );
+    });
+
+    test("nor when the person's own --backend keychain chose the keychain", async (t) => {
+      const { ioOptions } = temp(t);
+      const store = createMemoryStore();
+      store.failNext(new CliError(HEADLESS_FAILURE));
+      const outcome = await invoke(["--backend", "keychain", "get", "a.example.com"], store, {
+        ...ioOptions,
+        streams: ["other", "other", "other"],
+      });
+      assert.doesNotMatch(outcome.stderr, /add --backend pass/);
+      assert.match(
+        outcome.stderr,
+        /this call's --backend keychain wins: run ".* --backend pass --service work get a\.example\.com"\n$/,
+      );
+    });
+
+    test("with no block, the advice stays as the store gave it", async (t) => {
+      const box = createTempHome(t, "tfck-no-block-");
+      const store = createMemoryStore();
+      store.failNext(new CliError(HEADLESS_FAILURE));
+      const outcome = await invoke(["get", "a.example.com"], store, {
+        env: {},
+        platform: "linux",
+        homedir: box.home,
+        streams: ["null device", "pipe", "pipe"],
+      });
+      assert.equal(outcome.stderr, `${HEADLESS_FAILURE}\n`);
     });
   },
 );
