@@ -99,6 +99,16 @@ export function humanHandlers(
           say(`      on a machine without a desktop session, store in pass instead: "${pass}"`);
         }
       }
+      // pass without a store or a usable key: the first terraform login would be the first to
+      // fail. doctor's probe, and its fix.
+      if (options.backend === "pass") {
+        const { probePass } = await import("../stores/pass/pass-probe.ts");
+        const probe = await probePass(io.env, io.homedir, io.platform);
+        if (probe.status === "fail") {
+          say(`warning: pass cannot store tokens here yet: ${probe.summary}`);
+          if (probe.fix !== undefined) say(`      fix: ${probe.fix}`);
+        }
+      }
     },
 
     async uninstall(given, { force, dryRun, forget }) {

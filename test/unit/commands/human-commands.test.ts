@@ -158,6 +158,26 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     );
   });
 
+  test("--backend pass where pass is not installed: install warns, with doctor's fix", async (t) => {
+    const { ioOptions } = temp(t);
+    const outcome = await invoke(["--backend", "pass", "install"], createMemoryStore(), {
+      ...ioOptions,
+      env: { ...ioOptions.env, PATH: "" },
+      platform: "linux",
+    });
+    assert.equal(outcome.code, 0, outcome.stderr);
+    assert.ok(
+      outcome.stdout.endsWith(
+        [
+          "warning: pass cannot store tokens here yet: pass is not installed (not on PATH)",
+          '      fix: install pass and gnupg (e.g. "apt-get install pass"), then "pass init <gpg-id>"',
+          "",
+        ].join("\n"),
+      ),
+      outcome.stdout,
+    );
+  });
+
   test("--dry-run says what would be done and changes nothing", async (t) => {
     const { box, ioOptions, target, terraformrc } = temp(t);
     const outcome = await invoke(
