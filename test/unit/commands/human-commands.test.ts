@@ -294,8 +294,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     assert.deepEqual(await invoke(["install"], createMemoryStore(), ioOptions), {
       code: 1,
       stdout: "",
-      stderr:
-        'the CLI config already sets credentials_helper "other"; rerun with --force to replace it\n',
+      stderr: `the CLI config ${terraformrc} already sets credentials_helper "other"; rerun with --force to replace it\n`,
     });
     assert.equal(box.text(terraformrc), 'credentials_helper "other" {}\n');
   });
