@@ -73,7 +73,7 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
   const command = options.passCommand ?? "pass";
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const storeDir = passStoreDir(options.env, options.homedir);
-  const folder = `${TOP_FOLDER}/${encodeSegment(options.service)}`;
+  const folder = serviceFolder(options.service);
   const entryName = (host: Hostname) => `${folder}/${encodeHostForPath(host)}`;
   const env = passEnvironment(options.env);
   const context: FailureContext = { command, storeDir, timeoutMs };
@@ -183,6 +183,11 @@ export function decodeHostFromPath(segment: string): Hostname | undefined {
 }
 
 export const TOP_FOLDER = "terraform-credentials";
+
+/** The folder of the store that holds the entries of `service`. */
+export function serviceFolder(service: string): string {
+  return `${TOP_FOLDER}/${encodeSegment(service)}`;
+}
 const ENTRY_SUFFIX = ".gpg";
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DOT = 0x2e;

@@ -348,7 +348,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     ]);
   });
 
-  test("uninstall names the hosts whose tokens stay, and a command that deletes them and still runs", async (t) => {
+  test("uninstall names the hosts whose tokens stay, and the store's own command that deletes them", async (t) => {
     const { ioOptions } = temp(t);
     const store = createMemoryStore({
       "a.example.com": `{"token":"${SECRET}"}`,
@@ -359,11 +359,25 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     assert.match(
       outcome.stdout,
       new RegExp(
-        `\nthe tokens for a\\.example\\.com, b\\.example\\.com stay in the keychain \\(service "work"\\); "${ioOptions.execPath ?? ""} --service work uninstall --forget" deletes them\n$`,
+        `\nthe tokens for a\\.example\\.com, b\\.example\\.com stay in the keychain \\(service "work"\\); to delete them, run: security delete-generic-password -s work -a a\\.example\\.com && security delete-generic-password -s work -a b\\.example\\.com\n$`,
       ),
     );
     assert.ok(!outcome.stdout.includes(SECRET));
     assert.equal(store.entries.size, 2);
+  });
+
+  test("a store that cannot be reached: uninstall says it could not check, and why", async (t) => {
+    const { ioOptions } = temp(t);
+    const store = createMemoryStore({ "a.example.com": "{}" });
+    await invoke(["install"], store, ioOptions);
+    store.failNext(new CliError("the keychain is locked"), "list");
+    const outcome = await invoke(["uninstall"], store, ioOptions);
+    assert.equal(outcome.code, 0, outcome.stderr);
+    assert.match(
+      outcome.stdout,
+      /\ncould not check which tokens stay in the keychain \(service "terraform-credentials"\): the keychain is locked\n$/,
+    );
+    assert.doesNotMatch(outcome.stdout, /the tokens (for .*)?stay in/);
   });
 
   test("uninstall --forget deletes the tokens as well, naming each host", async (t) => {
