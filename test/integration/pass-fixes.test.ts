@@ -5,9 +5,6 @@
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { describe, test, type TestContext } from "node:test";
 import { onPath } from "../support/find-command.ts";
 import { runHelper } from "../support/helper-process.ts";
@@ -20,26 +17,11 @@ const skip =
   (onPath("pass") === undefined && "pass is not installed") ||
   (onPath("script") === undefined && "util-linux's script is not installed");
 
-/** An empty GNUPGHOME and HOME, with no password store: a machine pass was never set up on. */
-function bareMachine(t: TestContext) {
-  const root = mkdtempSync(path.join(os.tmpdir(), "tfck-pass-fixes-"));
-  const home = path.join(root, "home");
-  const gnupgHome = path.join(root, "gnupg");
-  mkdirSync(home, { mode: 0o700 });
-  mkdirSync(gnupgHome, { mode: 0o700 });
-  writeFileSync(path.join(gnupgHome, "gpg.conf"), "no-auto-key-retrieve\nauto-key-locate local\n");
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    LANG: "C.UTF-8",
-    HOME: home,
-    USER: "tester",
-    GNUPGHOME: gnupgHome,
-  };
-  t.after(() => {
-    spawnSync("gpgconf", ["--kill", "all"], { env });
-    rmSync(root, { recursive: true, force: true });
-  });
-  return { env, home };
+/** A machine pass was never set up on; USER for the fixes that name it. */
+async function bareMachine(t: TestContext) {
+  const session = await startPassSession({ bare: true });
+  t.after(() => session.close());
+  return { env: { ...session.env, USER: "tester" } };
 }
 
 /** The command a `fix: run: COMMAND` line prints. */
@@ -69,7 +51,7 @@ describe("what the helper tells a pass user works as printed", { skip }, () => {
     "--backend pass install with no password store warns with doctor's fix, which makes pass work",
     { timeout: 120_000 },
     async (t) => {
-      const { env } = bareMachine(t);
+      const { env } = await bareMachine(t);
       const installed = await runHelper(["--backend", "pass", "install"], { env });
       assert.equal(installed.code, 0, installed.stderr);
       assert.match(
@@ -89,7 +71,7 @@ describe("what the helper tells a pass user works as printed", { skip }, () => {
       // A store made elsewhere (its key is in another keyring), read with an empty one.
       const elsewhere = await startPassSession();
       t.after(() => elsewhere.close());
-      const { env: bare } = bareMachine(t);
+      const { env: bare } = await bareMachine(t);
       const env = { ...bare, PASSWORD_STORE_DIR: elsewhere.storeDir };
       const doctor = await runHelper(["--backend", "pass", "doctor"], { env });
       assert.notEqual(doctor.code, 0);
