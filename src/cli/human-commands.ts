@@ -1,6 +1,6 @@
 import { CliError } from "../errors.ts";
-import { normalizeHostname } from "../protocol/hostname.ts";
-import { printable } from "../quote.ts";
+import type { Hostname } from "../protocol/hostname.ts";
+import { oneLine, printable } from "../quote.ts";
 import { commandLine, profileVariable, storeName, withVariable } from "./command-line.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import type { Io } from "./io.ts";
@@ -22,7 +22,10 @@ export function humanHandlers(
   const say = (line: string) => io.stdout.write(`${line}\n`);
   const note = (line: string) => io.stderr.write(`${line}\n`);
   const follow = async (given: Partial<GlobalOptions>, tell = note) =>
-    (await import("./followed-options.ts")).followedOptions(io, given, tell);
+    (await import("./followed-options.ts")).followedOptions(io, given, {
+      following: tell,
+      unreadable: tell,
+    });
   return {
     async install(options, { force, dryRun }) {
       const { planInstall, applyInstall } = await import("../commands/install.ts");
@@ -98,6 +101,16 @@ export function humanHandlers(
           say(`      on a machine without a desktop session, store in pass instead: "${pass}"`);
         }
       }
+      // pass without a store or a usable key: the first terraform login would be the first to
+      // fail. doctor's probe, and its fix.
+      if (options.backend === "pass") {
+        const { probePass } = await import("../stores/pass/pass-probe.ts");
+        const probe = await probePass(io.env, io.homedir, io.platform);
+        if (probe.status === "fail") {
+          say(`warning: pass cannot store tokens here yet: ${probe.summary}`);
+          if (probe.fix !== undefined) say(`      fix: ${probe.fix}`);
+        }
+      }
     },
 
     async uninstall(given, { force, dryRun, forget }) {
@@ -131,14 +144,16 @@ export function humanHandlers(
           );
       }
       // The hosts still stored, read before anything goes; a store that cannot be reached
-      // soon only leaves them unnamed.
+      // soon leaves them unknown, and says why.
       let store: CredentialStore | undefined;
-      let hosts: readonly string[] | undefined;
+      let hosts: readonly Hostname[] | undefined;
+      let unreachable = "";
       try {
         store = await openStore({ ...options, timeout: Math.min(options.timeout ?? 5, 5) });
         hosts = await store.list();
-      } catch {
+      } catch (error) {
         hosts = undefined;
+        unreachable = oneLine(error instanceof Error ? error.message : String(error), 300);
       }
       const where = `${storeName(options.backend)} (service "${options.service}")`;
       if (dryRun) {
@@ -150,7 +165,7 @@ export function humanHandlers(
       applyUninstall(plan);
       if (forget && store !== undefined && hosts !== undefined) {
         for (const host of hosts) {
-          await store.forget(normalizeHostname(host));
+          await store.forget(host);
           say(`forgot: ${host} deleted from ${where}`);
         }
         return;
@@ -159,18 +174,29 @@ export function humanHandlers(
         say(`no tokens are stored in ${where}`);
         return;
       }
-      // Name a command that still runs now: the executable that ran this, unless it was the
-      // file just removed.
-      const { executableRemains } = await import("../commands/command-link.ts");
-      const survivor =
-        io.isSea && executableRemains(io.execPath)
-          ? commandLine([io.execPath, ...helperArgs(options), "uninstall", "--forget"], io.platform)
-          : undefined;
-      const named = hosts === undefined ? "the tokens" : `the tokens for ${hosts.join(", ")}`;
+      // A command that runs after this and after the last uninstall too: the store's own
+      // tools, not this helper, whose executable goes with the last profile.
+      const { storeForgetCommands } = await import("../stores/forget-commands.ts");
+      const passDir = io.env.PASSWORD_STORE_DIR;
+      const deleting = storeForgetCommands(options.backend, io.platform, options.service, hosts)
+        ?.map((words) =>
+          withVariable(
+            options.backend === "pass" && passDir !== undefined && passDir !== ""
+              ? { name: "PASSWORD_STORE_DIR", value: passDir }
+              : undefined,
+            commandLine(words, io.platform),
+            io.platform,
+          ),
+        )
+        .join(" && ");
+      if (hosts === undefined) {
+        say(
+          `could not check which tokens stay in ${where}: ${unreachable}${deleting === undefined ? "" : `; to delete any, run: ${deleting}`}`,
+        );
+        return;
+      }
       say(
-        survivor === undefined
-          ? `${named} stay in ${where}; "uninstall --forget" deletes them with the rest (the executable that would run it is gone: use the one you installed from)`
-          : `${named} stay in ${where}; "${survivor}" deletes them`,
+        `the tokens for ${hosts.join(", ")} stay in ${where}${deleting === undefined ? "" : `; to delete them, run: ${deleting}`}`,
       );
     },
 

@@ -113,7 +113,7 @@ export function planInstall(
   const configs = configFiles(locations, notes.length > 0).map(({ file, tools }): ConfigChange => {
     const link = linkTargetOf(file);
     const before = readTextIfExists(link ?? file) ?? "";
-    const result = addCredentialsHelper(before, HELPER_BLOCK_NAME, helperArgs, { force });
+    const result = addCredentialsHelper(before, HELPER_BLOCK_NAME, helperArgs, { force, file });
     const linked = link === undefined ? {} : { linkTarget: link };
     return result.change === "unchanged"
       ? { file, tools, change: "unchanged", ...linked }

@@ -57,6 +57,8 @@ export interface RemoveResult {
 export interface AddOptions {
   /** Replace a different credentials_helper instead of refusing. */
   readonly force?: boolean;
+  /** The file the text is from, for the refusal to name. */
+  readonly file?: string;
 }
 
 /**
@@ -163,8 +165,9 @@ export function addCredentialsHelper(
     return { text, change: "unchanged" };
   }
   if (options.force !== true) {
+    const where = options.file === undefined ? "the CLI config" : `the CLI config ${options.file}`;
     throw new CliError(
-      `the CLI config already sets credentials_helper ${helpers.map(describe).join(" and ")}; rerun with --force to replace ${helpers.length === 1 ? "it" : "them"}`,
+      `${where} already sets credentials_helper ${helpers.map(describe).join(" and ")}; rerun with --force to replace ${helpers.length === 1 ? "it" : "them"}`,
     );
   }
 

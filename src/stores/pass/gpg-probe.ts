@@ -77,7 +77,7 @@ export async function gpgDecrypts(
     probe,
   );
   if (encrypted.code !== 0) {
-    const reason = `gpg cannot encrypt to its key ${recipients.join(", ")} (${firstLine(encrypted.stderr)})`;
+    const reason = `gpg cannot encrypt to its key ${recipients.join(", ")} (${errorLine(encrypted.stderr)})`;
     return { ok: false, kind: "cannot encrypt", reason };
   }
   const decrypted = await gpg(
@@ -98,7 +98,7 @@ export async function gpgDecrypts(
         ok: false,
         kind: "locked",
         reason:
-          "its gpg key needs a passphrase that gpg-agent has not cached, and no one can type it here (terraform login would work, the next terraform init would fail)",
+          "its gpg key needs a passphrase that gpg-agent has not cached, and no one can type it here",
       };
 }
 
@@ -131,11 +131,29 @@ function runGpg(
   });
 }
 
-function firstLine(text: string): string {
-  return (
-    text
-      .split("\n")
-      .find((line) => line.trim() !== "")
-      ?.trim() ?? "no message"
-  );
+/**
+ * The line of gpg's stderr that says what went wrong: one naming a skipped key or a failure,
+ * else the last one. Not its first: a fresh GNUPGHOME starts with "keybox ... created".
+ */
+function errorLine(text: string): string {
+  const lines = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  return lines.find((line) => /: skipped: |failed: /.test(line)) ?? lines.at(-1) ?? "no message";
+}
+
+/**
+ * What makes gpg-agent hold the passphrase of the key that decrypts for `recipients`, typed
+ * once at a terminal: encrypting nothing to it and decrypting that asks for it (pinentry, on
+ * the terminal GPG_TTY names, taken before the pipe: the decrypting gpg's stdin is the pipe), and the agent then
+ * keeps it for its cache time. No stored entry is needed.
+ */
+export function unlockCommand(recipients: readonly string[]): string {
+  // Key ids are fingerprints, e-mail addresses or "Name <address>": nothing a double-quoted
+  // shell word would expand, and the first two need no quotes.
+  const to = recipients
+    .map((id) => (/^[\w@.:+-]+$/.test(id) ? `-r ${id}` : `-r "${id}"`))
+    .join(" ");
+  return `export GPG_TTY=$(tty) && gpg --trust-model always -e ${to} </dev/null | gpg -d`;
 }

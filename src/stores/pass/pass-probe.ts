@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
-import { firstSecretKey, gpgDecrypts, storeRecipients } from "./gpg-probe.ts";
+import { firstSecretKey, gpgDecrypts, storeRecipients, unlockCommand } from "./gpg-probe.ts";
 import { passStoreDir, TOP_FOLDER } from "./pass-store.ts";
 import type { ProbeResult } from "../probe-result.ts";
 
@@ -40,26 +40,26 @@ export async function probePass(
     };
   }
   if (!existsSync(path.join(storeDir, ".gpg-id"))) {
-    // A fix that runs as printed: the key this machine has, or one made for the purpose
-    // (no passphrase, as a build machine needs; a person may prefer one gpg-agent caches).
-    const key = await firstSecretKey(env, 5000);
-    const id = "terraform-credentials <$USER@$(hostname)>";
     return {
       status: "fail",
       summary: `the password store in ${storeDir} is not initialised`,
-      fix:
-        key === undefined
-          ? `run: gpg --batch --passphrase '' --quick-gen-key "${id}" default default never && pass init "${id}"`
-          : `run "pass init ${key}" (the secret key gpg has here)`,
+      fix: await initFix(env),
       safeToOpen: false,
     };
   }
-  const verdict = await gpgDecrypts(env, storeRecipients(storeDir, TOP_FOLDER), 5000);
+  const recipients = storeRecipients(storeDir, TOP_FOLDER);
+  const verdict = await gpgDecrypts(env, recipients, 5000);
   if (!verdict.ok) {
+    // One fix per cause: a passphrase to type once, or a key that is not here (or unusable).
+    const names = recipients.join(", ");
+    const fix =
+      verdict.kind === "locked"
+        ? `unlock it once at a terminal: run "${unlockCommand(recipients)}" (gpg-agent then keeps the passphrase for its cache time), or use a key without a passphrase on build machines`
+        : `${recipients.length === 0 ? "" : `import the secret key of ${names} ("gpg --import FILE"), which entries stored before need, or `}${await initFix(env)}`;
     return {
       status: "fail",
       summary: `the password store in ${storeDir} is initialised, but ${verdict.reason}`,
-      fix: 'unlock the key once in a terminal (run "pass show" on any entry, or "gpg --decrypt" on a file encrypted to it), or use a key without a passphrase on build machines',
+      fix,
       safeToOpen: false,
     };
   }
@@ -68,6 +68,19 @@ export async function probePass(
     summary: `pass is installed, ${storeDir} is initialised, and its gpg key decrypts without a passphrase prompt`,
     safeToOpen: true,
   };
+}
+
+/**
+ * A fix that runs as printed: `pass init` with the secret key this machine has, or with one
+ * made for the purpose (no passphrase, as a build machine needs; a person may prefer one
+ * gpg-agent caches).
+ */
+async function initFix(env: Env): Promise<string> {
+  const key = await firstSecretKey(env, 5000);
+  const id = "terraform-credentials <$USER@$(hostname)>";
+  return key === undefined
+    ? `run: gpg --batch --passphrase '' --quick-gen-key "${id}" default default never && pass init "${id}"`
+    : `run "pass init ${key}" (the secret key gpg has here)`;
 }
 
 function isExecutable(file: string): boolean {

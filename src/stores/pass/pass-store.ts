@@ -9,7 +9,7 @@ import type { Hostname } from "../../protocol/hostname.ts";
 import { canonicalHostname } from "../../protocol/hostname.ts";
 import type { CredentialStore } from "../credential-store.ts";
 import { registerCleanup } from "../../system/exit-cleanups.ts";
-import { gpgDecrypts, storeRecipients } from "./gpg-probe.ts";
+import { gpgDecrypts, storeRecipients, unlockCommand } from "./gpg-probe.ts";
 
 /** What `createPassStore` needs; everything comes in as values, nothing is read globally. */
 export interface PassStoreOptions {
@@ -73,7 +73,7 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
   const command = options.passCommand ?? "pass";
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const storeDir = passStoreDir(options.env, options.homedir);
-  const folder = `${TOP_FOLDER}/${encodeSegment(options.service)}`;
+  const folder = serviceFolder(options.service);
   const entryName = (host: Hostname) => `${folder}/${encodeHostForPath(host)}`;
   const env = passEnvironment(options.env);
   const context: FailureContext = { command, storeDir, timeoutMs };
@@ -89,7 +89,7 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
     const verdict = await gpgDecrypts(env, recipients, timeoutMs);
     if (!verdict.ok && verdict.kind === "locked") {
       throw new CliError(
-        `could not store in pass: ${verdict.reason}; unlock the key once in a terminal (run "pass show" on any entry), or use a key without a passphrase on build machines. Nothing was stored`,
+        `nothing was stored in pass: ${verdict.reason}; unlock it once at a terminal (run "${unlockCommand(recipients)}"), or use a key without a passphrase on build machines`,
       );
     }
   };
@@ -183,6 +183,11 @@ export function decodeHostFromPath(segment: string): Hostname | undefined {
 }
 
 export const TOP_FOLDER = "terraform-credentials";
+
+/** The folder of the store that holds the entries of `service`. */
+export function serviceFolder(service: string): string {
+  return `${TOP_FOLDER}/${encodeSegment(service)}`;
+}
 const ENTRY_SUFFIX = ".gpg";
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DOT = 0x2e;
