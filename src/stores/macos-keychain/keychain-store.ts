@@ -107,7 +107,7 @@ export function describeKeychainProblem(detail: string): string {
     return `no Secret Service on the D-Bus session bus: start gnome-keyring, KWallet or KeePassXC; ${HEADLESS_ADVICE}`;
   }
   if (/locked|unlock|prompt/i.test(detail)) {
-    return 'the keyring is locked: unlock it (Seahorse, or "gnome-keyring-daemon --unlock") and try again';
+    return 'the keyring is locked: unlock it in Seahorse (with no desktop, "terraform-credentials-keychain doctor" prints how) and try again';
   }
   if (/no such object|collection/i.test(detail)) {
     return 'the keyring has no default collection: create one (a "login" keyring in Seahorse) and try again';

@@ -1,4 +1,5 @@
 import { CliError } from "../../errors.ts";
+import { fixFor, renderFix } from "../../fixes.ts";
 import { canonicalHostname, type Hostname } from "../../protocol/hostname.ts";
 import type { CredentialStore } from "../credential-store.ts";
 import type { CallLimits } from "../macos-keychain/keychain-calls.ts";
@@ -132,7 +133,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
             const collection = await defaultCollection;
             if (collection === undefined) {
               options.warn(
-                'warning: the keyring has no default collection, so nothing can be stored in it; create one (a "login" keyring in Seahorse, a wallet in KWallet Manager, an exposed database in KeePassXC, or "gnome-keyring-daemon --unlock") before terraform login',
+                `warning: the keyring has no default collection, so nothing can be stored in it; before terraform login, ${renderFix(fixFor("no-default-collection"))}, or ${fixFor("keyring-on-desktop").effect}`,
               );
             } else if (await api.collectionLocked(collection)) {
               options.warn("warning: the keyring is locked; unlock it to see what it holds");

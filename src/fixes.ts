@@ -1,0 +1,67 @@
+/**
+ * A fix the helper prints, as data: the situation it is for, the shell command that fixes it
+ * (exactly as printed), and what that command changes. Where no command can fix a situation
+ * safely, `command` is absent and `effect` says what to do instead.
+ *
+ * Commands may hold placeholders in capitals: `HELPER` (the helper's command line, with its
+ * options and profile), `HOST`, `VARIABLES`, filled by `fixFor`; `PASSWORD` is the person's
+ * to type, and the effect says what it is. Each situation has an integration test that builds
+ * it for real, runs the printed command through a shell, and then uses the helper
+ * (test/integration/printed-fixes.test.ts); docs/usage.md shows the same commands.
+ */
+export interface Fix {
+  /** The state of the machine this fix is for. */
+  readonly situation: string;
+  /** The shell command, placeholders filled; undefined when no command can do it safely. */
+  readonly command?: string;
+  /** What the command changes; without a command, what to do instead. */
+  readonly effect: string;
+}
+
+const GNOME_KEYRING_UNLOCK = {
+  situation:
+    "GNOME Keyring without a desktop session: no Secret Service running, no default collection, or a locked login keyring",
+  // A plain `gnome-keyring-daemon --unlock` starts a second daemon beside a running one,
+  // which then answers for no collection at all; --replace takes over from the running one.
+  command: "echo -n PASSWORD | gnome-keyring-daemon --replace --unlock --components=secrets",
+  effect:
+    'starts gnome-keyring in place of any running one; it unlocks the "login" keyring with PASSWORD, your login password, or creates it: an empty PASSWORD creates none',
+} as const;
+
+/** Every fix, by situation. */
+export const FIXES = {
+  "secret-service-missing": GNOME_KEYRING_UNLOCK,
+  "no-default-collection": GNOME_KEYRING_UNLOCK,
+  "keyring-locked": GNOME_KEYRING_UNLOCK,
+  "keyring-on-desktop": {
+    situation:
+      "KWallet or KeePassXC serves the Secret Service, or a desktop session shows the keyring",
+    effect:
+      'in Seahorse create or unlock the "login" keyring, in KWallet Manager create or open the wallet, in KeePassXC open the database and expose a group to the Secret Service',
+  },
+} as const satisfies Record<string, Fix>;
+
+export type Situation = keyof typeof FIXES;
+
+/** The fix for `situation`, its placeholders filled from `values` (others stay as they are). */
+export function fixFor(
+  situation: Situation,
+  values: Readonly<Partial<Record<"HELPER" | "HOST" | "VARIABLES", string>>> = {},
+): Fix {
+  const fix: Fix = FIXES[situation];
+  const fill = (text: string) =>
+    text.replace(
+      /\b(HELPER|HOST|VARIABLES)\b/g,
+      (name) => values[name as keyof typeof values] ?? name,
+    );
+  return {
+    situation: fix.situation,
+    ...(fix.command === undefined ? {} : { command: fill(fix.command) }),
+    effect: fill(fix.effect),
+  };
+}
+
+/** How a fix reads in a one-line message: `run "COMMAND" (EFFECT)`, or what to do instead. */
+export function renderFix(fix: Fix): string {
+  return fix.command === undefined ? fix.effect : `run "${fix.command}" (${fix.effect})`;
+}

@@ -1,0 +1,182 @@
+/**
+ * Every fix the helper prints is a command that works where it is printed: each situation is
+ * built for real (private D-Bus sessions and keyrings, a private HOME), the command is taken
+ * from the helper's own output and run as printed by a shell, and then the helper works.
+ * `PASSWORD` is the one placeholder a person fills in (src/fixes.ts says so).
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { describe, test } from "node:test";
+import { runHelper, type HelperResult } from "../support/helper-process.ts";
+import { linuxOnly } from "../support/keychain-backends.ts";
+import {
+  dbusSend,
+  startKeyringSession,
+  waitFor,
+  nameHasOwner,
+  KEYRING_PASSWORD,
+  type KeyringSession,
+} from "../support/keyring-session.ts";
+import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
+
+const ONLY_ON_LINUX = linuxOnly("the printed fixes of the Secret Service");
+const TOKEN = "printed-fix-token-0123456789";
+
+/**
+ * The command of the first fix in `text` that mentions `program`: the quoted text after
+ * `run`, as the helper prints it (on main before issue 32, a quoted command in the advice).
+ */
+function printedCommand(text: string, program: string): string {
+  const quoted = [...text.matchAll(/"([^"]*)"/g)].map((match) => match[1] ?? "");
+  const command = quoted.find((words) => words.includes(program));
+  assert.ok(command !== undefined, `no command with ${program} in: ${text}`);
+  return command;
+}
+
+/** Runs `command` through sh, as a person pasting it would, with `PASSWORD` filled in. */
+function runInShell(
+  command: string,
+  env: Record<string, string>,
+  password: string,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("sh", ["-c", command.replace(/\bPASSWORD\b/g, password)], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 20_000,
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+/** The process that owns org.freedesktop.secrets on the session's bus, if any. */
+async function secretServicePid(session: KeyringSession): Promise<number | undefined> {
+  const reply = await dbusSend(session.env, [
+    "--dest=org.freedesktop.DBus",
+    "/org/freedesktop/DBus",
+    "org.freedesktop.DBus.GetConnectionUnixProcessID",
+    "string:org.freedesktop.secrets",
+  ]).catch(() => "");
+  const pid = /uint32 (\d+)/.exec(reply)?.[1];
+  return pid === undefined ? undefined : Number(pid);
+}
+
+/**
+ * A keyring session whose gnome-keyring a printed command may replace: close() also ends the
+ * daemon that command started (it left the shell as a daemon of its own).
+ */
+async function sessionFor(
+  options: Parameters<typeof startKeyringSession>[0],
+): Promise<KeyringSession> {
+  const session = await startKeyringSession(options);
+  return {
+    ...session,
+    async close() {
+      const pid = await secretServicePid(session);
+      await session.close();
+      if (pid !== undefined) {
+        try {
+          process.kill(pid, "SIGTERM");
+        } catch {
+          // Gone with the bus.
+        }
+      }
+    },
+  };
+}
+
+const store = (session: KeyringSession, host: string, token = TOKEN) =>
+  runHelper(["store", host], { env: session.env, stdin: `{"token":"${token}"}` });
+const get = (session: KeyringSession, host: string) =>
+  runHelper(["get", host], { env: session.env });
+
+/** The fix in a failed store's message, run as printed; then store and get work. */
+async function followFix(session: KeyringSession, failed: HelperResult): Promise<void> {
+  assertOneLineFailure(failed);
+  const command = printedCommand(failed.stderr, "gnome-keyring-daemon");
+  const ran = await runInShell(command, session.env, KEYRING_PASSWORD);
+  assert.equal(ran.code, 0, `"${command}" failed: ${ran.output}`);
+  await waitFor(() => nameHasOwner(session.env, "org.freedesktop.secrets"), "a Secret Service");
+  const stored = await store(session, "after-fix.example.com");
+  assertSilentSuccess(stored);
+  assert.equal(
+    (await get(session, "after-fix.example.com")).stdout,
+    `{"token":"${TOKEN}"}\n`,
+    "the helper works after the printed fix",
+  );
+}
+
+describe("the printed fixes for GNOME Keyring without a desktop", { skip: ONLY_ON_LINUX }, () => {
+  test("no default collection: the printed command creates the login keyring", async (t) => {
+    const session = await sessionFor({ loginKeyring: false });
+    t.after(() => session.close());
+    const failed = await store(session, "app.terraform.io");
+    assert.match(failed.stderr, /has no default collection/);
+    // doctor prints the same fix for the same state.
+    const doctor = await runHelper(["doctor"], { env: session.env });
+    assert.equal(
+      printedCommand(doctor.stdout, "gnome-keyring-daemon"),
+      printedCommand(failed.stderr, "gnome-keyring-daemon"),
+    );
+    await followFix(session, failed);
+  });
+
+  test("no default collection: with an empty PASSWORD the command creates no keyring, as it says", async (t) => {
+    const session = await sessionFor({ loginKeyring: false });
+    t.after(() => session.close());
+    const failed = await store(session, "app.terraform.io");
+    assert.match(failed.stderr, /an empty PASSWORD creates none/);
+    const ran = await runInShell(
+      printedCommand(failed.stderr, "gnome-keyring-daemon"),
+      session.env,
+      "",
+    );
+    assert.equal(ran.code, 0, ran.output);
+    await waitFor(() => nameHasOwner(session.env, "org.freedesktop.secrets"), "a Secret Service");
+    const again = await store(session, "app.terraform.io");
+    assertOneLineFailure(again);
+    assert.match(again.stderr, /has no default collection/);
+  });
+
+  test("a locked keyring with its daemon running: the printed command unlocks it, and nothing stored is lost", async (t) => {
+    const session = await sessionFor({});
+    t.after(() => session.close());
+    assertSilentSuccess(await store(session, "kept.example.com", "kept-token"));
+    await session.lockCollection();
+    const failed = await store(session, "app.terraform.io");
+    assert.match(failed.stderr, /the keyring is locked/);
+    await followFix(session, failed);
+    assert.equal((await get(session, "kept.example.com")).stdout, '{"token":"kept-token"}\n');
+  });
+
+  test("a locked keyring with no daemon running (the bus starts one, locked): the printed command unlocks it", async (t) => {
+    const session = await sessionFor({});
+    t.after(() => session.close());
+    assertSilentSuccess(await store(session, "kept.example.com", "kept-token"));
+    // As after a reboot on a server: the keyring file stays, no daemon runs, and the bus
+    // starts gnome-keyring on the next call, which cannot unlock it.
+    const pid = await secretServicePid(session);
+    assert.ok(pid !== undefined);
+    session.signalService("SIGTERM");
+    await waitFor(
+      async () => !(await nameHasOwner(session.env, "org.freedesktop.secrets")),
+      "gnome-keyring to stop",
+    );
+    const failed = await store(session, "app.terraform.io");
+    assert.match(failed.stderr, /the keyring is locked/);
+    await followFix(session, failed);
+    assert.equal((await get(session, "kept.example.com")).stdout, '{"token":"kept-token"}\n');
+  });
+
+  test("no Secret Service on the bus: the printed command starts one with a login keyring", async (t) => {
+    const session = await sessionFor({ secretService: false });
+    t.after(() => session.close());
+    const failed = await store(session, "app.terraform.io");
+    assert.match(failed.stderr, /no Secret Service on the D-Bus session bus/);
+    await followFix(session, failed);
+  });
+});
