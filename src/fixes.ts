@@ -39,6 +39,25 @@ export const FIXES = {
     effect:
       'in Seahorse create or unlock the "login" keyring, in KWallet Manager create or open the wallet, in KeePassXC open the database and expose a group to the Secret Service',
   },
+  "credentials-in-files": {
+    situation:
+      "hosts shadowed by credentials.tfrc.json or by credentials blocks in CLI config files",
+    command: "HELPER import",
+    effect:
+      "stores each of their tokens, reads it back, and only then removes the host from its file; a host whose stored token differs stays (--force replaces it)",
+  },
+  "credentials-by-hand": {
+    situation:
+      "a credentials block import cannot move: JSON syntax, or values other than one plain string token",
+    effect:
+      'store its token with "terraform login HOST" (or HELPER store HOST), then delete the block by hand',
+  },
+  "token-variables": {
+    situation: "hosts shadowed by TF_TOKEN_* variables",
+    command: "unset VARIABLES",
+    effect:
+      'Terraform then asks the helper for their hosts in this shell (run "terraform login HOST" first for any host that HELPER list does not show); remove them also where they are set (a shell profile, .envrc, CI settings)',
+  },
 } as const satisfies Record<string, Fix>;
 
 export type Situation = keyof typeof FIXES;

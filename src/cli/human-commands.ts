@@ -182,7 +182,9 @@ export function humanHandlers(
       const locations = locationsOf(io);
       const report = await importCredentials(await openStore(options), locations, flags);
       if (report.hosts.length === 0) {
-        say(`nothing to import: no hosts in ${locations.credentialsFiles.join(" or ")}`);
+        say(
+          `nothing to import: no hosts in ${locations.credentialsFiles.join(" or ")}, no credentials blocks in the CLI config files`,
+        );
         return;
       }
       const into = storeName(options.backend);
@@ -205,6 +207,11 @@ export function humanHandlers(
             : `${plan}${file} ${flags.dryRun ? "would be" : "was"} rewritten without the hosts moved`,
         );
       }
+      const { stacksHostnameNote } = await import("../terraform/stacks-hostname.ts");
+      const stacks = report.lastCredentialsFileHosts
+        .map((host) => stacksHostnameNote(host, io.env))
+        .find((line) => line !== undefined);
+      if (stacks !== undefined) say(`note: ${stacks}`);
       const failures = report.hosts.filter((host) => host.outcome === "failed").length;
       if (failures > 0)
         throw new CliError(`${failures} of ${report.hosts.length} hosts could not be imported`);

@@ -6,7 +6,9 @@ import type { CredentialStore } from "../stores/credential-store.ts";
 import { probePass } from "../stores/pass/pass-probe.ts";
 import type { ProbeResult } from "../stores/probe-result.ts";
 import { probeSecretService } from "../stores/secret-service/probe.ts";
-import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-config.ts";
+import { findCredentialsHelpers } from "../terraform/cli-config.ts";
+import { credentialsBlocksIn } from "../terraform/config-dir.ts";
+import { fixFor, renderFix } from "../fixes.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, openTofuTakeover, type Machine } from "./install.ts";
 import { installedBlock } from "./installed-block.ts";
@@ -118,13 +120,13 @@ export async function runDoctor(
     shadowCheck(
       io.env,
       locations.credentialsFiles,
-      new Map<string, string | readonly string[] | undefined>([
+      new Map([
         ...configFiles,
-        ...dirFiles.flatMap(({ file, ...content }) =>
-          content.error === undefined ? [[file, content.credentialsHosts] as const] : [],
+        ...dirFiles.flatMap(({ file, error }) =>
+          error === undefined ? [[file, readTextIfExists(file)] as const] : [],
         ),
       ]),
-      `"${runnable("import")}" moves credentials.tfrc.json into ${storeName(options.backend)}`,
+      runnable(),
     ),
   );
   return checks;
@@ -380,17 +382,26 @@ function configDirCheck(files: readonly ConfigDirFile[]): Check | undefined {
   };
 }
 
-/** Hosts whose token comes from somewhere that wins over the helper (Terraform ≥ 1.2). */
+/**
+ * Hosts whose token comes from somewhere that wins over the helper (Terraform ≥ 1.2). The
+ * fix says per cause what to run, in an order that never loses a token: `import` first
+ * (it removes a host from its file only once it is stored), then blocks import cannot move,
+ * by hand, and the variables last.
+ */
 function shadowCheck(
   env: Readonly<Record<string, string | undefined>>,
   credentialsFiles: readonly string[],
-  configFiles: ReadonlyMap<string, string | readonly string[] | undefined>,
-  importHint: string,
+  configFiles: ReadonlyMap<string, string | undefined>,
+  helper: string,
 ): Check {
   const details: string[] = [];
+  const variables: string[] = [];
+  let importable = false;
+  let byHand = false;
   for (const name of Object.keys(env)) {
     // An empty value still counts: Terraform sends the empty token rather than ask the helper.
     if (!name.startsWith("TF_TOKEN_") || env[name] === undefined) continue;
+    variables.push(name);
     details.push(
       `${printable(hostOfTokenVariable(name))}: the variable ${printable(name)} wins over the helper`,
     );
@@ -401,6 +412,7 @@ function shadowCheck(
     if (text === undefined) continue;
     try {
       for (const { name } of parseCredentialsFile(text, file).hosts) {
+        importable = true;
         details.push(
           `${printable(name)}: ${file} holds a plaintext token that wins over the helper${fromEnv ? " (only where TF_CLI_CONFIG_FILE is not set)" : ""}`,
         );
@@ -409,16 +421,26 @@ function shadowCheck(
       details.push((error as Error).message);
     }
   }
-  for (const [file, content] of configFiles) {
-    if (content === undefined) continue;
+  for (const [file, text] of configFiles) {
+    if (text === undefined) continue;
     try {
-      const hosts = typeof content === "string" ? findCredentialsBlocks(content) : content;
-      for (const host of hosts)
-        details.push(`${printable(host)}: a credentials block in ${file} wins over the helper`);
+      for (const { host, token } of credentialsBlocksIn(file, text)) {
+        if (token === undefined) byHand = true;
+        else importable = true;
+        details.push(
+          `${printable(host)}: a credentials block in ${file} wins over the helper${token === undefined ? " (import cannot move it)" : ""}`,
+        );
+      }
     } catch {
       // Reported by the config check.
     }
   }
+  const values = { HELPER: helper, VARIABLES: variables.map(printable).join(" ") };
+  const fixes = [
+    ...(importable ? [renderFix(fixFor("credentials-in-files", values))] : []),
+    ...(byHand ? [fixFor("credentials-by-hand", values).effect] : []),
+    ...(variables.length > 0 ? [renderFix(fixFor("token-variables", values))] : []),
+  ];
   return details.length === 0
     ? {
         status: "ok",
@@ -429,7 +451,7 @@ function shadowCheck(
         status: "warn",
         title: "these hosts do not use the helper",
         details,
-        fix: `${importHint}; unset the variables; remove the credentials blocks`,
+        ...(fixes.length > 0 ? { fix: fixes.join("; then ") } : {}),
       };
 }
 

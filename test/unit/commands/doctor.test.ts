@@ -1,3 +1,4 @@
+import { fixFor } from "../../../src/fixes.ts";
 import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
@@ -24,8 +25,9 @@ const SECRET = "SECRET-zzzz.atlasv1.9999";
 const BLOCK = 'credentials_helper "keychain" {}\n';
 const DEFAULT_OPTIONS: GlobalOptions = { service: DEFAULT_SERVICE, backend: "keychain" };
 /** The fixes name the installed helper by its full path: the plugin directory is not on PATH. */
-const shadowFix = (box: Sandbox) =>
-  `"${box.plugin} import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks`;
+const importFix = (helper: string) =>
+  `run "${helper} import" (${fixFor("credentials-in-files").effect})`;
+const shadowFix = (box: Sandbox) => importFix(box.plugin);
 const NO_SHADOW: Check = {
   status: "ok",
   title: "no host is shadowed by TF_TOKEN_* variables or plaintext credentials",
@@ -432,7 +434,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
         "xn--mnchen-3ya.de: the variable TF_TOKEN_xn____mnchen__3ya_de wins over the helper",
         "xn--caf-dma.fr: the variable TF_TOKEN_xn--caf-dma_fr wins over the helper",
       ],
-      fix: shadowFix(box),
+      fix: `run "unset TF_TOKEN_app_terraform_io TF_TOKEN_foo__bar_com TF_TOKEN_Tfe_Example_COM TF_TOKEN_xn____mnchen__3ya_de TF_TOKEN_xn--caf-dma_fr" (${fixFor("token-variables", { HELPER: box.plugin }).effect})`,
     });
     assert.ok(!JSON.stringify(checks).includes(SECRET), "no token in any check");
   });
@@ -504,9 +506,10 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       title: "these hosts do not use the helper",
       details: [
         `app.terraform.io: a credentials block in ${box.terraformrc} wins over the helper`,
-        `empty.example.com: a credentials block in ${box.terraformrc} wins over the helper`,
+        `empty.example.com: a credentials block in ${box.terraformrc} wins over the helper (import cannot move it)`,
       ],
-      fix: shadowFix(box),
+      // First what import moves (each removed only once stored), then what it cannot.
+      fix: `${shadowFix(box)}; then ${fixFor("credentials-by-hand", { HELPER: box.plugin }).effect}`,
     });
     assert.ok(!JSON.stringify(checks).includes(SECRET));
   });
@@ -531,7 +534,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     const checks = await doctor(box);
     assert.equal(checkAbout(checks, extra).status, "ok");
     assert.deepEqual(shadowCheck(checks).details, [
-      `tfe.example.com: a credentials block in ${extra} wins over the helper`,
+      `tfe.example.com: a credentials block in ${extra} wins over the helper (import cannot move it)`,
     ]);
     assert.ok(!JSON.stringify(checks).includes(SECRET));
   });
@@ -614,10 +617,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       configCheck(checks, box.terraformrc).fix,
       `run "${box.plugin} --backend pass --service work install --force"`,
     );
-    assert.equal(
-      shadowCheck(checks).fix,
-      `"${box.plugin} --backend pass --service work import" moves credentials.tfrc.json into pass; unset the variables; remove the credentials blocks`,
-    );
+    assert.equal(shadowCheck(checks).fix, importFix(`${box.plugin} --backend pass --service work`));
   });
 
   test("before anything is set up, the suggested block and install carry the args", async (t) => {
@@ -739,7 +739,7 @@ describe(
         machine: { ...box.machine, env: { PATH: `${bin}:/usr/bin` } },
       });
       const shadow = checks.find((check) => check.title === "these hosts do not use the helper");
-      assert.match(shadow?.fix ?? "", /^"terraform-credentials-keychain import" moves/);
+      assert.match(shadow?.fix ?? "", /^run "terraform-credentials-keychain import" \(/);
     });
   },
 );
