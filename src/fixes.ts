@@ -50,13 +50,13 @@ export const FIXES = {
     situation:
       "a credentials block import cannot move: JSON syntax, or values other than one plain string token",
     effect:
-      'store its token with "terraform login HOST" (or HELPER store HOST), then delete the block by hand',
+      "move it by hand: log in to its host again with terraform login (the helper stores the new token), then delete the block",
   },
   "token-variables": {
     situation: "hosts shadowed by TF_TOKEN_* variables",
     command: "unset VARIABLES",
     effect:
-      'Terraform then asks the helper for their hosts in this shell (run "terraform login HOST" first for any host that HELPER list does not show); remove them also where they are set (a shell profile, .envrc, CI settings)',
+      "Terraform then asks the helper for their hosts in this shell; first log in with terraform login to any of them that HELPER list does not show, and remove the variables also where they are set (a shell profile, .envrc, CI settings)",
   },
 } as const satisfies Record<string, Fix>;
 

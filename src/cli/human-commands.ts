@@ -78,7 +78,9 @@ export function humanHandlers(
       say(
         `next: "${inProfile(["terraform", "login", "HOST"])}" (or "${inProfile(["tofu", "login", "HOST"])}") stores the token in ${storeName(options.backend)};`,
       );
-      say(`      "${next("import")}" moves tokens already in credentials.tfrc.json;`);
+      say(
+        `      "${next("import")}" moves tokens already in credentials.tfrc.json or credentials blocks;`,
+      );
       say(`      "${next("doctor")}" checks the set-up`);
       // The keychain of a Linux machine with no Secret Service (a server, CI, SSH): install
       // works, and then every login would fail. Say so now, with the way out.

@@ -134,7 +134,7 @@ export async function importCredentials(
   };
 }
 
-const BY_HAND = `import does not edit this credentials block (JSON syntax, or values other than one plain string token): ${fixFor("credentials-by-hand").effect}`;
+const BY_HAND = `import does not edit this credentials block (JSON syntax, or values other than one plain string token); ${fixFor("credentials-by-hand").effect}`;
 
 function tokenObject(token: string): string {
   return parseStorableObject(JSON.stringify({ token }), "a credentials block");

@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, test } from "node:test";
 import { runHelper, type HelperResult } from "../support/helper-process.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
@@ -180,3 +182,88 @@ describe("the printed fixes for GNOME Keyring without a desktop", { skip: ONLY_O
     await followFix(session, failed);
   });
 });
+
+/** Every command of the `run "..."` fixes in `text`, in order. */
+function runCommands(text: string): string[] {
+  return [...text.matchAll(/run "(.*?)" \(/g)].map((match) => match[1] ?? "");
+}
+
+describe(
+  "the printed fix for hosts shadowed by files and variables",
+  { skip: ONLY_ON_LINUX },
+  () => {
+    test("credentials.tfrc.json, a credentials block and TF_TOKEN_*: the fix, run as printed in one shell, moves every token and ends the shadowing", async (t) => {
+      const session = await sessionFor({});
+      t.after(() => session.close());
+      const { env, home } = session;
+      assert.equal((await runHelper(["install"], { env })).code, 0);
+      const rc = path.join(home, ".terraformrc");
+      const block = 'credentials "block.example.com" {\n  token = "block-token"\n}\n';
+      appendFileSync(rc, `\n${block}`);
+      const plaintext = path.join(home, ".terraform.d", "credentials.tfrc.json");
+      writeFileSync(
+        plaintext,
+        JSON.stringify({ credentials: { "file.example.com": { token: "file-token" } } }),
+        { mode: 0o600 },
+      );
+      // The variable's host was logged in to before; the variable wins over it.
+      assertSilentSuccess(await store(session, "var.example.com", "var-token"));
+      const shadowed = { ...env, TF_TOKEN_var_example_com: "var-token" };
+
+      const doctor = await runHelper(["doctor"], { env: shadowed });
+      const fix =
+        /^ {6}fix: (.*)$/m.exec(
+          doctor.stdout.slice(doctor.stdout.indexOf("do not use the helper")),
+        )?.[1] ?? "";
+      // Every command in the fix (quoted, as printed), run in order in the shell that has the
+      // variable, then the helper.
+      const commands = [...fix.matchAll(/"([^"]*)"/g)].map((match) => match[1] ?? "");
+      const [helper] = commands[0]?.split(" ") ?? [];
+      const ran = await runInShell(
+        `${commands.join(" && ")} && ${helper} doctor`,
+        shadowed,
+        KEYRING_PASSWORD,
+      );
+      for (const [host, token] of [
+        ["block.example.com", "block-token"],
+        ["file.example.com", "file-token"],
+        ["var.example.com", "var-token"],
+      ] as const) {
+        assert.equal(
+          (await get(session, host)).stdout,
+          `{"token":"${token}"}\n`,
+          `${host}: ${fix}`,
+        );
+      }
+      assert.match(
+        ran.output,
+        /no host is shadowed by TF_TOKEN_\* variables or plaintext credentials/,
+      );
+      // Import first, which removes a token only once it is stored; the variables last.
+      assert.deepEqual(runCommands(fix), [`${helper} import`, "unset TF_TOKEN_var_example_com"]);
+      assert.equal(readFileSync(rc, "utf8"), 'credentials_helper "keychain" {}\n');
+      assert.equal(existsSync(plaintext), false);
+    });
+
+    test("a block import cannot move: the text says what to do instead, and runs nothing", async (t) => {
+      const session = await sessionFor({});
+      t.after(() => session.close());
+      const { env, home } = session;
+      assert.equal((await runHelper(["install"], { env })).code, 0);
+      const rc = path.join(home, ".terraformrc");
+      const block = 'credentials "odd.example.com" {\n  token = "t"\n  organization = "acme"\n}\n';
+      appendFileSync(rc, block);
+      const doctor = await runHelper(["doctor"], { env });
+      const fix =
+        /^ {6}fix: (.*)$/m.exec(
+          doctor.stdout.slice(doctor.stdout.indexOf("do not use the helper")),
+        )?.[1] ?? "";
+      assert.match(fix, /^move it by hand: /);
+      assert.deepEqual(runCommands(fix), [], "no command that would fail");
+      const imported = await runHelper(["import"], { env });
+      assert.equal(imported.code, 1);
+      assert.match(imported.stdout, /failed: odd\.example\.com .*move it by hand/);
+      assert.ok(readFileSync(rc, "utf8").endsWith(block), "the block is left alone");
+    });
+  },
+);

@@ -190,7 +190,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     const { box, ioOptions, target, terraformrc } = temp(t);
     const next = [
       'next: "terraform login HOST" (or "tofu login HOST") stores the token in the keychain;',
-      `      "${target} import" moves tokens already in credentials.tfrc.json;`,
+      `      "${target} import" moves tokens already in credentials.tfrc.json or credentials blocks;`,
       `      "${target} doctor" checks the set-up`,
       "",
     ];
@@ -224,7 +224,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     const onPath = { ...ioOptions, env: { PATH: `${box.inHome(".local", "bin")}:/usr/bin:/bin` } };
     const next = [
       'next: "terraform login HOST" (or "tofu login HOST") stores the token in the keychain;',
-      '      "terraform-credentials-keychain import" moves tokens already in credentials.tfrc.json;',
+      '      "terraform-credentials-keychain import" moves tokens already in credentials.tfrc.json or credentials blocks;',
       '      "terraform-credentials-keychain doctor" checks the set-up',
       "",
     ];
@@ -381,7 +381,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     );
     assert.ok(
       lines.includes(
-        `      "${target} --backend pass --service work import" moves tokens already in credentials.tfrc.json;`,
+        `      "${target} --backend pass --service work import" moves tokens already in credentials.tfrc.json or credentials blocks;`,
       ),
       outcome.stdout,
     );
