@@ -9,6 +9,7 @@ import { probeSecretService } from "../stores/secret-service/probe.ts";
 import { findCredentialsHelpers } from "../terraform/cli-config.ts";
 import { credentialsBlocksIn } from "../terraform/config-dir.ts";
 import { fixFor, renderFix } from "../fixes.ts";
+import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, openTofuTakeover, type Machine } from "./install.ts";
 import { installedBlock } from "./installed-block.ts";
@@ -73,7 +74,31 @@ export async function runDoctor(
   // First in the report; checked here, once a fix can name the command that switches stores.
   const switchTo = (backend: GlobalOptions["backend"]) =>
     inProfile([executable, ...withBackend(helperArgs, backend), "install", "--force"]);
-  checks.unshift(...(await storeChecks(io, options, openStore, switchTo)));
+  // terraform stacks finds a host only in credentials.tfrc.json or a variable.
+  const namedInFiles = new Set<string>(
+    locations.credentialsFiles.flatMap((file) => {
+      const text = readTextIfExists(file);
+      try {
+        return text === undefined
+          ? []
+          : parseCredentialsFile(text, file).hosts.flatMap(({ name }) => {
+              try {
+                return [normalizeHostname(name)];
+              } catch {
+                return [];
+              }
+            });
+      } catch {
+        return []; // Reported by the shadow check.
+      }
+    }),
+  );
+  const stacksNote = (hosts: readonly string[]) =>
+    hosts
+      .filter((host) => !namedInFiles.has(host))
+      .map((host) => stacksHostnameNote(host, io.env))
+      .find((line) => line !== undefined);
+  checks.unshift(...(await storeChecks(io, options, openStore, switchTo, stacksNote)));
 
   for (const [file, text] of configFiles) {
     // install leaves ~/.terraformrc uncreated while OpenTofu reads its own XDG tofurc (its
@@ -144,6 +169,7 @@ async function storeChecks(
   options: GlobalOptions,
   openStore: () => CredentialStore | Promise<CredentialStore>,
   switchTo: (backend: GlobalOptions["backend"]) => string,
+  stacksNote: (hosts: readonly string[]) => string | undefined,
 ): Promise<Check[]> {
   const keychain = await probeKeychain(io, options.service);
   const pass = await probePass(io.env, io.homedir, io.platform);
@@ -187,12 +213,16 @@ async function storeChecks(
   }
   try {
     const hosts = await (await openStore()).list();
+    const note = stacksNote(hosts);
     return [
       storesHere,
       {
         status: "ok",
         title: `${title}: reachable, ${hosts.length} host${hosts.length === 1 ? "" : "s"} stored`,
-        details: hosts.map((host) => `has credentials for ${host}`),
+        details: [
+          ...hosts.map((host) => `has credentials for ${host}`),
+          ...(note === undefined ? [] : [note]),
+        ],
       },
     ];
   } catch (error) {

@@ -28,6 +28,8 @@ const DEFAULT_OPTIONS: GlobalOptions = { service: DEFAULT_SERVICE, backend: "key
 const importFix = (helper: string) =>
   `run "${helper} import" (${fixFor("credentials-in-files").effect})`;
 const shadowFix = (box: Sandbox) => importFix(box.plugin);
+const STACKS_NOTE =
+  "terraform stacks (Terraform 1.16+) finds its host only in credentials.tfrc.json or a variable: set TF_STACKS_HOSTNAME=tfe.example.com where you run it, or it uses app.terraform.io";
 const NO_SHADOW: Check = {
   status: "ok",
   title: "no host is shadowed by TF_TOKEN_* variables or plaintext credentials",
@@ -162,13 +164,50 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
         status: "ok",
         title:
           'store --backend keychain (service "terraform-credentials"): reachable, 2 hosts stored',
-        details: ["has credentials for app.terraform.io", "has credentials for tfe.example.com"],
+        details: [
+          "has credentials for app.terraform.io",
+          "has credentials for tfe.example.com",
+          STACKS_NOTE,
+        ],
       },
       installedOk(box),
       configOk(box.terraformrc),
       NO_SHADOW,
     ]);
     assert.deepEqual(store.calls, [["list"]], "only host names are read from the store");
+  });
+
+  describe("terraform stacks: a stored host it cannot find is named once", () => {
+    const stored = () =>
+      createMemoryStore({
+        "app.terraform.io": "{}",
+        "tfe.example.com": "{}",
+        "z.example.com": "{}",
+      });
+    test("with no variable and no credentials.tfrc.json, the first host other than app.terraform.io", async (t) => {
+      const details = storeCheck(await doctor(healthy(t), stored())).details;
+      assert.deepEqual(details.slice(3), [STACKS_NOTE]);
+    });
+    test("TF_STACKS_HOSTNAME or TF_CLOUD_HOSTNAME set: nothing to say", async (t) => {
+      for (const name of ["TF_STACKS_HOSTNAME", "TF_CLOUD_HOSTNAME"]) {
+        const details = storeCheck(
+          await doctor(healthy(t, { [name]: "tfe.example.com" }), stored()),
+        ).details;
+        assert.equal(details.length, 3, name);
+      }
+    });
+    test("a host credentials.tfrc.json names is found there: the next one is named", async (t) => {
+      const box = healthy(t);
+      box.write(box.credentialsFile, JSON.stringify({ credentials: { "TFE.example.com": {} } }));
+      const details = storeCheck(await doctor(box, stored())).details;
+      assert.deepEqual(details.slice(3), [STACKS_NOTE.replace("tfe.example.com", "z.example.com")]);
+    });
+    test("only app.terraform.io stored: nothing to say", async (t) => {
+      const details = storeCheck(
+        await doctor(healthy(t), createMemoryStore({ "app.terraform.io": "{}" })),
+      ).details;
+      assert.deepEqual(details, ["has credentials for app.terraform.io"]);
+    });
   });
 
   test("one host stored is counted in the singular", async (t) => {
