@@ -4,7 +4,7 @@
  * safely, `command` is absent and `effect` says what to do instead.
  *
  * Commands may hold placeholders in capitals: `HELPER` (the helper's command line, with its
- * options and profile), `HOST`, `VARIABLES`, filled by `fixFor`; `PASSWORD` is the person's
+ * options and profile), `HOST`, `VARIABLES`, `KEY` (a gpg key id), filled by `fixFor`; `PASSWORD` is the person's
  * to type, and the effect says what it is. Each situation has an integration test that builds
  * it for real, runs the printed command through a shell, and then uses the helper
  * (test/integration/printed-fixes.test.ts); docs/usage.md shows the same commands.
@@ -58,21 +58,46 @@ export const FIXES = {
     effect:
       "Terraform then asks the helper for their hosts in this shell; first log in with terraform login to any of them that HELPER list does not show, and remove the variables also where they are set (a shell profile, .envrc, CI settings)",
   },
+  "pass-store-missing": {
+    situation:
+      "pass is installed and gpg has a secret key, but the password store is not initialised",
+    command: "pass init KEY",
+    effect:
+      "creates the password store, encrypting its entries to KEY, the secret key gpg has here",
+  },
+  "gpg-key-missing": {
+    situation: "pass is installed, but gpg has no secret key and there is no password store",
+    command:
+      "gpg --batch --passphrase '' --quick-gen-key terraform-credentials default default never && pass init terraform-credentials",
+    effect:
+      "makes a gpg key without a passphrase, as a build machine needs (a person may prefer one that gpg-agent caches), and creates the password store for it",
+  },
+  "gpg-key-locked": {
+    situation: "the password store's gpg key needs a passphrase that gpg-agent has not cached",
+    command: "echo unlock | gpg --quiet --encrypt --recipient KEY | gpg --quiet --decrypt",
+    effect:
+      "asks for the passphrase of KEY once; gpg-agent keeps it for its cache time (default-cache-ttl, 10 minutes unless set), so on build machines use a key without a passphrase",
+  },
+  "gpg-key-elsewhere": {
+    situation:
+      "the password store's .gpg-id names a key whose secret (or public) key is not on this machine",
+    effect:
+      "bring the key to this machine (export it with gpg --export-secret-keys where it is, import it here with gpg --import), or point PASSWORD_STORE_DIR at a store initialised for a key this machine has",
+  },
 } as const satisfies Record<string, Fix>;
 
 export type Situation = keyof typeof FIXES;
 
+type Placeholder = "HELPER" | "HOST" | "VARIABLES" | "KEY";
+
 /** The fix for `situation`, its placeholders filled from `values` (others stay as they are). */
 export function fixFor(
   situation: Situation,
-  values: Readonly<Partial<Record<"HELPER" | "HOST" | "VARIABLES", string>>> = {},
+  values: Readonly<Partial<Record<Placeholder, string>>> = {},
 ): Fix {
   const fix: Fix = FIXES[situation];
   const fill = (text: string) =>
-    text.replace(
-      /\b(HELPER|HOST|VARIABLES)\b/g,
-      (name) => values[name as keyof typeof values] ?? name,
-    );
+    text.replace(/\b(HELPER|HOST|VARIABLES|KEY)\b/g, (name) => values[name as Placeholder] ?? name);
   return {
     situation: fix.situation,
     ...(fix.command === undefined ? {} : { command: fill(fix.command) }),

@@ -6,7 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { runHelper, type HelperResult } from "../support/helper-process.ts";
@@ -19,6 +26,7 @@ import {
   KEYRING_PASSWORD,
   type KeyringSession,
 } from "../support/keyring-session.ts";
+import { startPassSession } from "../support/pass-session.ts";
 import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
 
 const ONLY_ON_LINUX = linuxOnly("the printed fixes of the Secret Service");
@@ -267,3 +275,71 @@ describe(
     });
   },
 );
+
+describe("the printed fixes for pass and gpg", { skip: ONLY_ON_LINUX }, () => {
+  const pass = (env: Record<string, string>, args: string[], stdin?: string) =>
+    runHelper(["--backend", "pass", ...args], { env, ...(stdin === undefined ? {} : { stdin }) });
+
+  /** doctor's first printed command for this store, run as printed; then pass works. */
+  async function followDoctor(env: Record<string, string>): Promise<void> {
+    const before = await pass(env, ["store", "app.terraform.io"], `{"token":"${TOKEN}"}`);
+    assertOneLineFailure(before);
+    const doctor = await pass(env, ["doctor"]);
+    const [command] = runCommands(doctor.stdout);
+    assert.ok(command !== undefined, doctor.stdout);
+    const ran = await runInShell(command, env, "");
+    assert.equal(ran.code, 0, `"${command}" failed: ${ran.output}`);
+    assertSilentSuccess(await pass(env, ["store", "app.terraform.io"], `{"token":"${TOKEN}"}`));
+    assert.equal((await pass(env, ["get", "app.terraform.io"])).stdout, `{"token":"${TOKEN}"}\n`);
+  }
+
+  test("no password store, a gpg key: the printed pass init creates it", async (t) => {
+    const session = await startPassSession();
+    t.after(() => session.close());
+    rmSync(session.storeDir, { recursive: true, force: true });
+    await followDoctor(session.env);
+  });
+
+  test("no password store and no gpg key: the printed command makes both", async (t) => {
+    const session = await startPassSession();
+    t.after(() => session.close());
+    const gnupgHome = path.join(session.home, "empty-gnupg");
+    mkdirSync(gnupgHome, { mode: 0o700 });
+    const env = {
+      ...session.env,
+      USER: "tester",
+      GNUPGHOME: gnupgHome,
+      PASSWORD_STORE_DIR: path.join(session.home, "new-store"),
+    };
+    t.after(() => runInShell("gpgconf --kill all", env, "").then(() => undefined));
+    await followDoctor(env);
+  });
+
+  test("a key that needs a passphrase: the printed command has gpg-agent ask for it once", async (t) => {
+    const session = await startPassSession({ passphrase: "key-passphrase" });
+    t.after(() => session.close());
+    // The person at the terminal, as the pinentry gpg-agent starts: it types the passphrase.
+    const pinentry = path.join(session.home, "pinentry-person");
+    writeFileSync(
+      pinentry,
+      '#!/bin/sh\necho "OK ready"\nwhile read -r command rest; do\n  case "$command" in\n    GETPIN) echo "D key-passphrase"; echo OK ;;\n    BYE) echo OK; exit 0 ;;\n    *) echo OK ;;\n  esac\ndone\n',
+      { mode: 0o755 },
+    );
+    const gnupgHome = session.env.GNUPGHOME ?? "";
+    writeFileSync(path.join(gnupgHome, "gpg-agent.conf"), `pinentry-program ${pinentry}\n`);
+    await runInShell("gpgconf --kill gpg-agent", session.env, "");
+    await followDoctor(session.env);
+  });
+
+  test("a store whose key is not on this machine: the text says what to do, and names no command to run", async (t) => {
+    const session = await startPassSession();
+    t.after(() => session.close());
+    writeFileSync(
+      path.join(session.storeDir, ".gpg-id"),
+      "0123456789ABCDEF0123456789ABCDEF01234567\n",
+    );
+    const doctor = await pass(session.env, ["doctor"]);
+    assert.match(doctor.stdout, /fix: bring the key to this machine/);
+    assert.deepEqual(runCommands(doctor.stdout), []);
+  });
+});

@@ -3,6 +3,7 @@ import path from "node:path";
 import { firstSecretKey, gpgDecrypts, storeRecipients } from "./gpg-probe.ts";
 import { passStoreDir, TOP_FOLDER } from "./pass-store.ts";
 import type { ProbeResult } from "../probe-result.ts";
+import { fixFor, renderFix } from "../../fixes.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -43,23 +44,28 @@ export async function probePass(
     // A fix that runs as printed: the key this machine has, or one made for the purpose
     // (no passphrase, as a build machine needs; a person may prefer one gpg-agent caches).
     const key = await firstSecretKey(env, 5000);
-    const id = "terraform-credentials <$USER@$(hostname)>";
     return {
       status: "fail",
       summary: `the password store in ${storeDir} is not initialised`,
-      fix:
-        key === undefined
-          ? `run: gpg --batch --passphrase '' --quick-gen-key "${id}" default default never && pass init "${id}"`
-          : `run "pass init ${key}" (the secret key gpg has here)`,
+      fix: renderFix(
+        key === undefined ? fixFor("gpg-key-missing") : fixFor("pass-store-missing", { KEY: key }),
+      ),
       safeToOpen: false,
     };
   }
-  const verdict = await gpgDecrypts(env, storeRecipients(storeDir, TOP_FOLDER), 5000);
+  const recipients = storeRecipients(storeDir, TOP_FOLDER);
+  const verdict = await gpgDecrypts(env, recipients, 5000);
   if (!verdict.ok) {
+    // Only a passphrase can be dealt with here; a key that is not on this machine cannot.
+    const [key = ""] = recipients;
     return {
       status: "fail",
       summary: `the password store in ${storeDir} is initialised, but ${verdict.reason}`,
-      fix: 'unlock the key once in a terminal (run "pass show" on any entry, or "gpg --decrypt" on a file encrypted to it), or use a key without a passphrase on build machines',
+      fix: renderFix(
+        verdict.kind === "locked"
+          ? fixFor("gpg-key-locked", { KEY: key })
+          : fixFor("gpg-key-elsewhere"),
+      ),
       safeToOpen: false,
     };
   }
