@@ -98,14 +98,7 @@ export function findCredentialsHelpers(text: string): HelperBlock[] {
  * spellings of `credentials` are skipped. Throws like `findCredentialsHelpers`.
  */
 export function findCredentialsBlocks(text: string): string[] {
-  const hosts: string[] = [];
-  for (const item of topLevelItems(text)) {
-    const [type, label, ...more] = item.keys;
-    if (type === undefined || !isKey(text, type, "credentials")) continue;
-    const host = label === undefined ? undefined : decodeKey(text, label);
-    if (!item.assign && more.length === 0 && host !== undefined) hosts.push(host);
-  }
-  return hosts;
+  return findCredentialsBlockItems(text).map(({ host }) => host);
 }
 
 /** A top-level `credentials "HOST" { ... }` block: where it stands and the token it holds. */
@@ -134,7 +127,13 @@ export function findCredentialsBlockItems(text: string): CredentialsBlock[] {
     if (type === undefined || !isKey(text, type, "credentials")) continue;
     const host = label === undefined ? undefined : decodeKey(text, label);
     if (item.assign || more.length > 0 || host === undefined) continue;
-    const body = parseBody(new Lexer(text, item.value.end), item.value);
+    let body: Item[] = [];
+    try {
+      body = parseBody(new Lexer(text, item.value.end), item.value);
+    } catch (error) {
+      // A body HCL 1 reads but we do not (say, a nested list): no plain token to move.
+      if (!(error instanceof CliError)) throw error;
+    }
     const [only] = body;
     const [key] = only?.keys ?? [];
     const token =

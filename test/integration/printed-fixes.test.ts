@@ -15,7 +15,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
-import { describe, test } from "node:test";
+import { describe, test, type TestContext } from "node:test";
 import { runHelper, type HelperResult } from "../support/helper-process.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
 import {
@@ -196,16 +196,21 @@ function runCommands(text: string): string[] {
   return [...text.matchAll(/run "(.*?)" \(/g)].map((match) => match[1] ?? "");
 }
 
+/** A keyring session with the helper installed into its HOME; `rc` is its ~/.terraformrc. */
+async function installedSession(t: TestContext) {
+  const session = await sessionFor({});
+  t.after(() => session.close());
+  const { env, home } = session;
+  assert.equal((await runHelper(["install"], { env })).code, 0);
+  return { session, env, home, rc: path.join(home, ".terraformrc") };
+}
+
 describe(
   "the printed fix for hosts shadowed by files and variables",
   { skip: ONLY_ON_LINUX },
   () => {
     test("credentials.tfrc.json, a credentials block and TF_TOKEN_*: the fix, run as printed in one shell, moves every token and ends the shadowing", async (t) => {
-      const session = await sessionFor({});
-      t.after(() => session.close());
-      const { env, home } = session;
-      assert.equal((await runHelper(["install"], { env })).code, 0);
-      const rc = path.join(home, ".terraformrc");
+      const { session, env, home, rc } = await installedSession(t);
       const block = 'credentials "block.example.com" {\n  token = "block-token"\n}\n';
       appendFileSync(rc, `\n${block}`);
       const plaintext = path.join(home, ".terraform.d", "credentials.tfrc.json");
@@ -254,11 +259,7 @@ describe(
     });
 
     test("a block import cannot move: the text says what to do instead, and runs nothing", async (t) => {
-      const session = await sessionFor({});
-      t.after(() => session.close());
-      const { env, home } = session;
-      assert.equal((await runHelper(["install"], { env })).code, 0);
-      const rc = path.join(home, ".terraformrc");
+      const { env, rc } = await installedSession(t);
       const block = 'credentials "odd.example.com" {\n  token = "t"\n  organization = "acme"\n}\n';
       appendFileSync(rc, block);
       const doctor = await runHelper(["doctor"], { env });
