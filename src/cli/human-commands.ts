@@ -83,7 +83,9 @@ export function humanHandlers(
       say(
         `next: "${inProfile(["terraform", "login", "HOST"])}" (or "${inProfile(["tofu", "login", "HOST"])}") stores the token in ${storeName(options.backend)};`,
       );
-      say(`      "${next("import")}" moves tokens already in credentials.tfrc.json;`);
+      say(
+        `      "${next("import")}" moves tokens already in credentials.tfrc.json or credentials blocks;`,
+      );
       say(`      "${next("doctor")}" checks the set-up`);
       // The keychain of a Linux machine with no Secret Service (a server, CI, SSH): install
       // works, and then every login would fail. Say so now, with the way out.
@@ -210,7 +212,9 @@ export function humanHandlers(
       const locations = locationsOf(io);
       const report = await importCredentials(await openStore(options), locations, flags);
       if (report.hosts.length === 0) {
-        say(`nothing to import: no hosts in ${locations.credentialsFiles.join(" or ")}`);
+        say(
+          `nothing to import: no hosts in ${locations.credentialsFiles.join(" or ")}, no credentials blocks in the CLI config files`,
+        );
         return;
       }
       const into = storeName(options.backend);
@@ -233,6 +237,11 @@ export function humanHandlers(
             : `${plan}${file} ${flags.dryRun ? "would be" : "was"} rewritten without the hosts moved`,
         );
       }
+      const { stacksHostnameNote } = await import("../terraform/stacks-hostname.ts");
+      const stacks = report.lastCredentialsFileHosts
+        .map((host) => stacksHostnameNote(host, io.env))
+        .find((line) => line !== undefined);
+      if (stacks !== undefined) say(`note: ${stacks}`);
       const failures = report.hosts.filter((host) => host.outcome === "failed").length;
       if (failures > 0)
         throw new CliError(`${failures} of ${report.hosts.length} hosts could not be imported`);

@@ -191,8 +191,10 @@ which use only their own command line.`,
   program
     .command("import")
     .configureOutput({ outputError: (text, write) => write(ourWording("import", text)) })
-    .description("move the tokens in credentials.tfrc.json into the store --backend selects")
-    .option("--keep", "copy them and leave credentials.tfrc.json as it is")
+    .description(
+      "move the tokens in credentials.tfrc.json and in credentials blocks of the CLI config into the store --backend selects",
+    )
+    .option("--keep", "copy them and leave the files as they are")
     .option("--force", "replace different credentials the store already holds for a host")
     .option("--dry-run", "print what would be done and change nothing")
     .action(

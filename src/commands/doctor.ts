@@ -6,7 +6,10 @@ import type { CredentialStore } from "../stores/credential-store.ts";
 import { probePass } from "../stores/pass/pass-probe.ts";
 import type { ProbeResult } from "../stores/probe-result.ts";
 import { probeSecretService } from "../stores/secret-service/probe.ts";
-import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-config.ts";
+import { findCredentialsHelpers } from "../terraform/cli-config.ts";
+import { credentialsBlocksIn } from "../terraform/config-dir.ts";
+import { fixFor, renderFix } from "../fixes.ts";
+import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, openTofuTakeover, type Machine } from "./install.ts";
 import { installedBlock } from "./installed-block.ts";
@@ -73,10 +76,34 @@ export async function runDoctor(
   // First in the report; checked here, once a fix can name the command that switches stores.
   const switchTo = (backend: GlobalOptions["backend"]) =>
     inProfile([executable, ...withBackend(helperArgs, backend), "install", "--force"]);
+  // terraform stacks finds a host only in credentials.tfrc.json or a variable.
+  const namedInFiles = new Set<string>(
+    locations.credentialsFiles.flatMap((file) => {
+      const text = readTextIfExists(file);
+      try {
+        return text === undefined
+          ? []
+          : parseCredentialsFile(text, file).hosts.flatMap(({ name }) => {
+              try {
+                return [normalizeHostname(name)];
+              } catch {
+                return [];
+              }
+            });
+      } catch {
+        return []; // Reported by the shadow check.
+      }
+    }),
+  );
+  const stacksNote = (hosts: readonly string[]) =>
+    hosts
+      .filter((host) => !namedInFiles.has(host))
+      .map((host) => stacksHostnameNote(host, io.env))
+      .find((line) => line !== undefined);
   // Opened once, by the store check when the probe allows it; the token check reuses it.
   let opened: Promise<CredentialStore> | undefined;
   const openOnce = () => (opened ??= Promise.resolve().then(openStore));
-  checks.unshift(...(await storeChecks(io, options, openOnce, switchTo)));
+  checks.unshift(...(await storeChecks(io, options, openOnce, switchTo, stacksNote)));
 
   for (const [file, text] of configFiles) {
     // install leaves ~/.terraformrc uncreated while OpenTofu reads its own XDG tofurc (its
@@ -129,8 +156,13 @@ export async function runDoctor(
     shadowCheck(
       io.env,
       locations.credentialsFiles,
-      blockSources,
-      `"${runnable("import")}" moves credentials.tfrc.json into ${storeName(options.backend)}`,
+      new Map([
+        ...configFiles,
+        ...dirFiles.flatMap(({ file, error }) =>
+          error === undefined ? [[file, readTextIfExists(file)] as const] : [],
+        ),
+      ]),
+      runnable(),
     ),
   );
   if (tokens === undefined) return checks;
@@ -152,6 +184,7 @@ async function storeChecks(
   options: GlobalOptions,
   openStore: () => CredentialStore | Promise<CredentialStore>,
   switchTo: (backend: GlobalOptions["backend"]) => string,
+  stacksNote: (hosts: readonly string[]) => string | undefined,
 ): Promise<Check[]> {
   const keychain = await probeKeychain(io, options.service);
   const pass = await probePass(io.env, io.homedir, io.platform);
@@ -195,12 +228,16 @@ async function storeChecks(
   }
   try {
     const hosts = await (await openStore()).list();
+    const note = stacksNote(hosts);
     return [
       storesHere,
       {
         status: "ok",
         title: `${title}: reachable, ${hosts.length} host${hosts.length === 1 ? "" : "s"} stored`,
-        details: hosts.map((host) => `has credentials for ${host}`),
+        details: [
+          ...hosts.map((host) => `has credentials for ${host}`),
+          ...(note === undefined ? [] : [note]),
+        ],
       },
     ];
   } catch (error) {
@@ -390,17 +427,26 @@ function configDirCheck(files: readonly ConfigDirFile[]): Check | undefined {
   };
 }
 
-/** Hosts whose token comes from somewhere that wins over the helper (Terraform ≥ 1.2). */
+/**
+ * Hosts whose token comes from somewhere that wins over the helper (Terraform ≥ 1.2). The
+ * fix says per cause what to run, in an order that never loses a token: `import` first
+ * (it removes a host from its file only once it is stored), then blocks import cannot move,
+ * by hand, and the variables last.
+ */
 function shadowCheck(
   env: Readonly<Record<string, string | undefined>>,
   credentialsFiles: readonly string[],
-  configFiles: ReadonlyMap<string, string | readonly string[] | undefined>,
-  importHint: string,
+  configFiles: ReadonlyMap<string, string | undefined>,
+  helper: string,
 ): Check {
   const details: string[] = [];
+  const variables: string[] = [];
+  let importable = false;
+  let byHand = false;
   for (const name of Object.keys(env)) {
     // An empty value still counts: Terraform sends the empty token rather than ask the helper.
     if (!name.startsWith("TF_TOKEN_") || env[name] === undefined) continue;
+    variables.push(name);
     details.push(
       `${printable(hostOfTokenVariable(name))}: the variable ${printable(name)} wins over the helper`,
     );
@@ -411,6 +457,7 @@ function shadowCheck(
     if (text === undefined) continue;
     try {
       for (const { name } of parseCredentialsFile(text, file).hosts) {
+        importable = true;
         details.push(
           `${printable(name)}: ${file} holds a plaintext token that wins over the helper${fromEnv ? " (only where TF_CLI_CONFIG_FILE is not set)" : ""}`,
         );
@@ -419,16 +466,26 @@ function shadowCheck(
       details.push((error as Error).message);
     }
   }
-  for (const [file, content] of configFiles) {
-    if (content === undefined) continue;
+  for (const [file, text] of configFiles) {
+    if (text === undefined) continue;
     try {
-      const hosts = typeof content === "string" ? findCredentialsBlocks(content) : content;
-      for (const host of hosts)
-        details.push(`${printable(host)}: a credentials block in ${file} wins over the helper`);
+      for (const { host, token } of credentialsBlocksIn(file, text)) {
+        if (token === undefined) byHand = true;
+        else importable = true;
+        details.push(
+          `${printable(host)}: a credentials block in ${file} wins over the helper${token === undefined ? " (import cannot move it)" : ""}`,
+        );
+      }
     } catch {
       // Reported by the config check.
     }
   }
+  const values = { HELPER: helper, VARIABLES: variables.map(printable).join(" ") };
+  const fixes = [
+    ...(importable ? [renderFix(fixFor("credentials-in-files", values))] : []),
+    ...(byHand ? [fixFor("credentials-by-hand", values).effect] : []),
+    ...(variables.length > 0 ? [renderFix(fixFor("token-variables", values))] : []),
+  ];
   return details.length === 0
     ? {
         status: "ok",
@@ -439,7 +496,7 @@ function shadowCheck(
         status: "warn",
         title: "these hosts do not use the helper",
         details,
-        fix: `${importHint}; unset the variables; remove the credentials blocks`,
+        ...(fixes.length > 0 ? { fix: fixes.join("; then ") } : {}),
       };
 }
 

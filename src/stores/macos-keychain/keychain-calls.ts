@@ -1,3 +1,4 @@
+import { fixFor, renderFix } from "../../fixes.ts";
 import { CliError } from "../../errors.ts";
 import { errorText } from "../../quote.ts";
 
@@ -105,6 +106,6 @@ function deadlineError(limits: CallLimits, lastTransient: unknown): CliError {
     );
   }
   return new CliError(
-    `the keychain did not answer within ${seconds}: most likely the keyring is locked and waits for an unlock prompt that no one can answer (no desktop session), or the Secret Service hangs; unlock it (for example in Seahorse, or with "gnome-keyring-daemon --unlock" on a console) or restart it, and try again ${raise}`,
+    `the keychain did not answer within ${seconds}: most likely the keyring is locked and waits for an unlock prompt that no one can answer (no desktop session), or the Secret Service hangs; ${renderFix(fixFor("keyring-locked"))}, or ${fixFor("keyring-on-desktop").effect}; then try again ${raise}`,
   );
 }

@@ -117,7 +117,7 @@ export function describeKeychainProblem(detail: string): string {
     return 'the keychain is locked and could not be unlocked here: unlock it ("security unlock-keychain" in a terminal, or Keychain Access) and try again';
   }
   if (/locked|unlock|prompt/i.test(detail)) {
-    return 'the keyring is locked: unlock it (Seahorse, or "gnome-keyring-daemon --unlock") and try again';
+    return 'the keyring is locked: unlock it in Seahorse (with no desktop, "terraform-credentials-keychain doctor" prints how) and try again';
   }
   if (/no such object|collection/i.test(detail)) {
     return 'the keyring has no default collection: create one (a "login" keyring in Seahorse) and try again';

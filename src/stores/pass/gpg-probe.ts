@@ -143,17 +143,9 @@ function errorLine(text: string): string {
   return lines.find((line) => /: skipped: |failed: /.test(line)) ?? lines.at(-1) ?? "no message";
 }
 
-/**
- * What makes gpg-agent hold the passphrase of the key that decrypts for `recipients`, typed
- * once at a terminal: encrypting nothing to it and decrypting that asks for it (pinentry, on
- * the terminal GPG_TTY names, taken before the pipe: the decrypting gpg's stdin is the pipe), and the agent then
- * keeps it for its cache time. No stored entry is needed.
- */
-export function unlockCommand(recipients: readonly string[]): string {
+/** gpg's `-r` options for `recipients`, as shell words (the gpg-key-locked fix's RECIPIENTS). */
+export function recipientOptions(recipients: readonly string[]): string {
   // Key ids are fingerprints, e-mail addresses or "Name <address>": nothing a double-quoted
   // shell word would expand, and the first two need no quotes.
-  const to = recipients
-    .map((id) => (/^[\w@.:+-]+$/.test(id) ? `-r ${id}` : `-r "${id}"`))
-    .join(" ");
-  return `export GPG_TTY=$(tty) && gpg --trust-model always -e ${to} </dev/null | gpg -d`;
+  return recipients.map((id) => (/^[\w@.:+-]+$/.test(id) ? `-r ${id}` : `-r "${id}"`)).join(" ");
 }

@@ -1,8 +1,9 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
-import { firstSecretKey, gpgDecrypts, storeRecipients, unlockCommand } from "./gpg-probe.ts";
+import { firstSecretKey, gpgDecrypts, recipientOptions, storeRecipients } from "./gpg-probe.ts";
 import { passStoreDir, TOP_FOLDER } from "./pass-store.ts";
 import type { ProbeResult } from "../probe-result.ts";
+import { fixFor, renderFix } from "../../fixes.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -40,26 +41,30 @@ export async function probePass(
     };
   }
   if (!existsSync(path.join(storeDir, ".gpg-id"))) {
+    // A fix that runs as printed: the key this machine has, or one made for the purpose
+    // (no passphrase, as a build machine needs; a person may prefer one gpg-agent caches).
+    const key = await firstSecretKey(env, 5000);
     return {
       status: "fail",
       summary: `the password store in ${storeDir} is not initialised`,
-      fix: await initFix(env),
+      fix: renderFix(
+        key === undefined ? fixFor("gpg-key-missing") : fixFor("pass-store-missing", { KEY: key }),
+      ),
       safeToOpen: false,
     };
   }
   const recipients = storeRecipients(storeDir, TOP_FOLDER);
   const verdict = await gpgDecrypts(env, recipients, 5000);
   if (!verdict.ok) {
-    // One fix per cause: a passphrase to type once, or a key that is not here (or unusable).
-    const names = recipients.join(", ");
-    const fix =
-      verdict.kind === "locked"
-        ? `unlock it once at a terminal: run "${unlockCommand(recipients)}" (gpg-agent then keeps the passphrase for its cache time), or use a key without a passphrase on build machines`
-        : `${recipients.length === 0 ? "" : `import the secret key of ${names} ("gpg --import FILE"), which entries stored before need, or `}${await initFix(env)}`;
+    // Only a passphrase can be dealt with here; a key that is not on this machine cannot.
     return {
       status: "fail",
       summary: `the password store in ${storeDir} is initialised, but ${verdict.reason}`,
-      fix,
+      fix: renderFix(
+        verdict.kind === "locked"
+          ? fixFor("gpg-key-locked", { RECIPIENTS: recipientOptions(recipients) })
+          : fixFor("gpg-key-elsewhere"),
+      ),
       safeToOpen: false,
     };
   }
@@ -68,19 +73,6 @@ export async function probePass(
     summary: `pass is installed, ${storeDir} is initialised, and its gpg key decrypts without a passphrase prompt`,
     safeToOpen: true,
   };
-}
-
-/**
- * A fix that runs as printed: `pass init` with the secret key this machine has, or with one
- * made for the purpose (no passphrase, as a build machine needs; a person may prefer one
- * gpg-agent caches).
- */
-async function initFix(env: Env): Promise<string> {
-  const key = await firstSecretKey(env, 5000);
-  const id = "terraform-credentials <$USER@$(hostname)>";
-  return key === undefined
-    ? `run: gpg --batch --passphrase '' --quick-gen-key "${id}" default default never && pass init "${id}"`
-    : `run "pass init ${key}" (the secret key gpg has here)`;
 }
 
 function isExecutable(file: string): boolean {

@@ -9,7 +9,8 @@ import type { Hostname } from "../../protocol/hostname.ts";
 import { canonicalHostname } from "../../protocol/hostname.ts";
 import type { CredentialStore } from "../credential-store.ts";
 import { registerCleanup } from "../../system/exit-cleanups.ts";
-import { gpgDecrypts, storeRecipients, unlockCommand } from "./gpg-probe.ts";
+import { gpgDecrypts, recipientOptions, storeRecipients } from "./gpg-probe.ts";
+import { fixFor, renderFix } from "../../fixes.ts";
 
 /** What `createPassStore` needs; everything comes in as values, nothing is read globally. */
 export interface PassStoreOptions {
@@ -89,7 +90,7 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
     const verdict = await gpgDecrypts(env, recipients, timeoutMs);
     if (!verdict.ok && verdict.kind === "locked") {
       throw new CliError(
-        `nothing was stored in pass: ${verdict.reason}; unlock it once at a terminal (run "${unlockCommand(recipients)}"), or use a key without a passphrase on build machines`,
+        `nothing was stored in pass: ${verdict.reason}; ${renderFix(fixFor("gpg-key-locked", { RECIPIENTS: recipientOptions(recipients) }))}`,
       );
     }
   };

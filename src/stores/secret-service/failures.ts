@@ -1,4 +1,5 @@
 import { CliError } from "../../errors.ts";
+import { fixFor, renderFix } from "../../fixes.ts";
 import { oneLine } from "../../quote.ts";
 import { BusUnavailable, DbusErrorReply, DeadlineExpired, TURN } from "./connection.ts";
 import {
@@ -27,6 +28,8 @@ export interface Diagnosis {
 
 const HEADLESS = "on a headless machine add --backend pass to the helper's args";
 const LIMIT = "(--timeout or TF_CREDENTIALS_KEYCHAIN_TIMEOUT sets the limit)";
+// Headless GNOME Keyring first (the command runs as printed), then the desktop's way.
+const LOCKED = `${renderFix(fixFor("keyring-locked"))}, or ${fixFor("keyring-on-desktop").effect}; then try again`;
 
 /**
  * Names the cause of a failure from what the client knows about it: the D-Bus error name
@@ -65,7 +68,7 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
     return result(
       "locked",
       error.reason === "no-prompt"
-        ? 'the keyring is locked, and no unlock prompt can be shown here (no desktop session): unlock it in Seahorse, KWallet Manager or KeePassXC (or with "gnome-keyring-daemon --unlock" on a console) and try again'
+        ? `the keyring is locked, and no unlock prompt can be shown here (no desktop session): ${LOCKED}`
         : "the keyring is locked, and its unlock prompt was dismissed: unlock it and try again",
     );
   }
@@ -75,7 +78,7 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
   if (error instanceof NoDefaultCollection) {
     return result(
       "no-default-collection",
-      'the keyring has no default collection: create one (a "login" keyring in Seahorse, a wallet in KWallet Manager, an exposed database in KeePassXC, or "gnome-keyring-daemon --unlock" on a headless machine) and try again',
+      `the keyring has no default collection: ${renderFix(fixFor("no-default-collection"))}, or ${fixFor("keyring-on-desktop").effect}; then try again`,
     );
   }
   if (error instanceof SessionError) {
@@ -107,13 +110,10 @@ function diagnoseReply(
     case "org.freedesktop.DBus.Error.NameHasNoOwner":
       return result(
         "no-service",
-        `no Secret Service on the D-Bus session bus: start gnome-keyring, KWallet or KeePassXC (with its Secret Service integration on); ${HEADLESS}`,
+        `no Secret Service on the D-Bus session bus: ${renderFix(fixFor("secret-service-missing"))}, or start KWallet or KeePassXC (with its Secret Service integration on); ${HEADLESS}`,
       );
     case "org.freedesktop.Secret.Error.IsLocked":
-      return result(
-        "locked",
-        'the keyring is locked: unlock it in Seahorse, KWallet Manager or KeePassXC (or with "gnome-keyring-daemon --unlock") and try again',
-      );
+      return result("locked", `the keyring is locked: ${LOCKED}`);
     case "org.freedesktop.Secret.Error.NoSuchObject":
     case "org.freedesktop.DBus.Error.UnknownObject":
       // An item deleted meanwhile, or a collection that is gone: another attempt searches again.

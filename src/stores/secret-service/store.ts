@@ -1,4 +1,5 @@
 import { CliError } from "../../errors.ts";
+import { fixFor, renderFix } from "../../fixes.ts";
 import { canonicalHostname, type Hostname } from "../../protocol/hostname.ts";
 import type { CredentialStore } from "../credential-store.ts";
 import type { CallLimits } from "../macos-keychain/keychain-calls.ts";
@@ -154,7 +155,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
             // will fail.
             if ((await defaultCollection) === undefined) {
               options.warn(
-                'warning: the keyring has no default collection, so nothing can be stored in it; create one (a "login" keyring in Seahorse, a wallet in KWallet Manager, an exposed database in KeePassXC, or "gnome-keyring-daemon --unlock") before terraform login',
+                `warning: the keyring has no default collection, so nothing can be stored in it; before terraform login, ${renderFix(fixFor("no-default-collection"))}, or ${fixFor("keyring-on-desktop").effect}`,
               );
             }
             return undefined;

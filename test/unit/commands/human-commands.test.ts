@@ -1,3 +1,4 @@
+import { fixFor } from "../../../src/fixes.ts";
 import assert from "node:assert/strict";
 import { existsSync, readlinkSync } from "node:fs";
 import path from "node:path";
@@ -209,7 +210,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     const { box, ioOptions, target, terraformrc } = temp(t);
     const next = [
       'next: "terraform login HOST" (or "tofu login HOST") stores the token in the keychain;',
-      `      "${target} import" moves tokens already in credentials.tfrc.json;`,
+      `      "${target} import" moves tokens already in credentials.tfrc.json or credentials blocks;`,
       `      "${target} doctor" checks the set-up`,
       "",
     ];
@@ -243,7 +244,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     const onPath = { ...ioOptions, env: { PATH: `${box.inHome(".local", "bin")}:/usr/bin:/bin` } };
     const next = [
       'next: "terraform login HOST" (or "tofu login HOST") stores the token in the keychain;',
-      '      "terraform-credentials-keychain import" moves tokens already in credentials.tfrc.json;',
+      '      "terraform-credentials-keychain import" moves tokens already in credentials.tfrc.json or credentials blocks;',
       '      "terraform-credentials-keychain doctor" checks the set-up',
       "",
     ];
@@ -413,7 +414,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     );
     assert.ok(
       lines.includes(
-        `      "${target} --backend pass --service work import" moves tokens already in credentials.tfrc.json;`,
+        `      "${target} --backend pass --service work import" moves tokens already in credentials.tfrc.json or credentials blocks;`,
       ),
       outcome.stdout,
     );
@@ -487,7 +488,12 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     const outcome = await invoke(["--backend", "pass", "import"], createMemoryStore(), ioOptions);
     assert.deepEqual(outcome, {
       code: 0,
-      stdout: `moved: a.example.com from ${file} into pass\n${file} was deleted: nothing is left in it\n`,
+      stdout: [
+        `moved: a.example.com from ${file} into pass`,
+        `${file} was deleted: nothing is left in it`,
+        "note: terraform stacks (Terraform 1.16+) finds its host only in credentials.tfrc.json or a variable: set TF_STACKS_HOSTNAME=a.example.com where you run it, or it uses app.terraform.io",
+        "",
+      ].join("\n"),
       stderr: "",
     });
   });
@@ -575,7 +581,7 @@ describe("doctor", { skip: process.platform === "win32" && "runs a shell script"
         `ok    CLI config ${terraformrc} (Terraform and OpenTofu) has the credentials_helper block`,
         "warn  these hosts do not use the helper",
         "      app.terraform.io: the variable TF_TOKEN_app_terraform_io wins over the helper",
-        `      fix: "${plugin} import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks`,
+        `      fix: run "unset TF_TOKEN_app_terraform_io" (${fixFor("token-variables", { HELPER: plugin }).effect})`,
         "",
       ].join("\n"),
       stderr: "doctor: 1 check failed\n",

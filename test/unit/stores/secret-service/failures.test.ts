@@ -44,7 +44,7 @@ const REPLIES_THAT_HIDE_THEIR_TEXT: readonly Row[] = [
     error: reply("org.freedesktop.DBus.Error.ServiceUnknown"),
     cause: "no-service",
     transient: false,
-    says: /^no Secret Service on the D-Bus session bus: start gnome-keyring, KWallet or KeePassXC .*--backend pass/,
+    says: /^no Secret Service on the D-Bus session bus: run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock --components=secrets" .*, or start KWallet or KeePassXC .*--backend pass/,
   },
   {
     name: "NameHasNoOwner",
@@ -72,7 +72,7 @@ const REPLIES_THAT_HIDE_THEIR_TEXT: readonly Row[] = [
     error: reply("org.freedesktop.Secret.Error.IsLocked"),
     cause: "locked",
     transient: false,
-    says: /^the keyring is locked: unlock it/,
+    says: /^the keyring is locked: run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock --components=secrets" .*; then try again$/,
   },
   {
     name: "NoSuchObject",
@@ -185,7 +185,7 @@ const CLIENT_ERRORS: readonly Row[] = [
     error: new KeyringLocked("no-prompt"),
     cause: "locked",
     transient: false,
-    says: /^the keyring is locked, and no unlock prompt can be shown here \(no desktop session\): unlock it/,
+    says: /^the keyring is locked, and no unlock prompt can be shown here \(no desktop session\): run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock/,
   },
   {
     name: "KeyringLocked, prompt dismissed",
@@ -199,7 +199,7 @@ const CLIENT_ERRORS: readonly Row[] = [
     error: new NoDefaultCollection(),
     cause: "no-default-collection",
     transient: false,
-    says: /^the keyring has no default collection: create one/,
+    says: /^the keyring has no default collection: run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock --components=secrets" .*KWallet Manager.*; then try again$/,
   },
   {
     name: "PromptDismissed",
