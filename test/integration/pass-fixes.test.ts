@@ -24,9 +24,9 @@ async function bareMachine(t: TestContext) {
   return { env: { ...session.env, USER: "tester" } };
 }
 
-/** The command a `fix: run: COMMAND` line prints. */
+/** The command a fix prints as `run "COMMAND" (what it changes)` (src/fixes.ts's renderFix). */
 function printedCommand(output: string): string {
-  const command = /fix: (?:.*, or )?run: (.*)$/m.exec(output)?.[1];
+  const command = /run "(.*)" \(/m.exec(output)?.[1];
   assert.ok(command !== undefined, output);
   return command;
 }
@@ -82,9 +82,9 @@ describe("what the helper tells a pass user works as printed", { skip }, () => {
       const fix = /^ {6}fix: (.*)$/m.exec(doctor.stdout.slice(doctor.stdout.indexOf(fail)))?.[1];
       assert.ok(fix !== undefined, doctor.stdout);
       assert.doesNotMatch(fix, /unlock|cached|pass show/);
-      const fixed = sh(printedCommand(doctor.stdout.slice(doctor.stdout.indexOf(fail))), env);
-      assert.equal(fixed.status, 0, fixed.stderr);
-      await assertPassWorks(env);
+      // No command can bring a key here: the fix says what to do (printed-fixes.test.ts
+      // checks that it runs nothing).
+      assert.match(fix, /bring the key to this machine/);
     },
   );
 
@@ -101,8 +101,7 @@ describe("what the helper tells a pass user works as printed", { skip }, () => {
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /^nothing was stored in pass: /);
       assert.doesNotMatch(refused.stderr, /terraform login|pass show/);
-      const unlock = /unlock it once at a terminal \(run "([^"]+)"\)/.exec(refused.stderr)?.[1];
-      assert.ok(unlock !== undefined, refused.stderr);
+      const unlock = printedCommand(refused.stderr);
       // Typed at a terminal (a pty made by `script`): pinentry asks there, once.
       const child = spawn("script", ["-qefc", unlock, "/dev/null"], {
         env: { ...locked.env, TERM: "dumb" },
