@@ -18,7 +18,7 @@ import { commandLine, profileVariable, storeName, withVariable } from "../cli/co
 import { helperCommand } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
 import { optionsOfArgs } from "../cli/protocol-call.ts";
-import { DEFAULT_SERVICE } from "../cli/options.ts";
+import { DEFAULT_SERVICE, timeoutSeconds } from "../cli/options.ts";
 
 export interface Check {
   readonly status: "ok" | "warn" | "fail";
@@ -130,9 +130,6 @@ export async function runDoctor(
   return checks;
 }
 
-/** How long doctor waits for the Secret Service or Credential Manager before it calls it hung. */
-const PROBE_TIMEOUT_SECONDS = 5;
-
 /**
  * Which stores work on this machine (both are probed without touching a secret), then the
  * store the options select, opened for real only when the probe says it is safe.
@@ -143,8 +140,11 @@ async function storeChecks(
   openStore: () => CredentialStore | Promise<CredentialStore>,
   switchTo: (backend: GlobalOptions["backend"]) => string,
 ): Promise<Check[]> {
-  const keychain = await probeKeychain(io, options.service);
-  const pass = await probePass(io.env, io.homedir, io.platform);
+  // Each probe waits as long as a call would (--timeout, the variable, or the default) before
+  // it calls its store hung.
+  const timeout = timeoutSeconds(options, io.env);
+  const keychain = await probeKeychain(io, options.service, timeout);
+  const pass = await probePass(io.env, io.homedir, io.platform, timeout * 1000);
   const probes: Record<GlobalOptions["backend"], ProbeResult> = { keychain, pass };
   const available = (Object.keys(probes) as GlobalOptions["backend"][]).map(
     (backend) =>
@@ -202,13 +202,17 @@ async function storeChecks(
 }
 
 /** The system keychain's probe: the Secret Service's, Credential Manager's, or none on macOS. */
-async function probeKeychain(io: Machine, service: string): Promise<ProbeResult> {
+async function probeKeychain(
+  io: Machine,
+  service: string,
+  timeoutSeconds: number,
+): Promise<ProbeResult> {
   if (io.platform === "win32") {
     // Only the Windows executable has the FFI: loaded here, never elsewhere.
     const { probeCredentialManagerNow } = await import("../stores/credential-manager/open.ts");
-    return probeCredentialManagerNow(service, PROBE_TIMEOUT_SECONDS);
+    return probeCredentialManagerNow(service, timeoutSeconds);
   }
-  if (io.platform !== "darwin") return probeSecretService(io.env, PROBE_TIMEOUT_SECONDS);
+  if (io.platform !== "darwin") return probeSecretService(io.env, timeoutSeconds);
   return { status: "ok", summary: "the system keychain is built in", safeToOpen: true };
 }
 
