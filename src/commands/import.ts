@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync, rmSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { CliError } from "../errors.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import { parseStorableObject } from "../protocol/credentials-object.ts";
@@ -9,7 +9,7 @@ import {
   type PlaintextCredentials,
 } from "../terraform/credentials-file.ts";
 import type { TerraformLocations } from "../terraform/locations.ts";
-import { modeIfExists, readTextIfExists, stageFile } from "../system/files.ts";
+import { modeIfExists, readTextIfExists, removeFile, stageFile } from "../system/files.ts";
 
 const EMPTY_FILE = '{\n  "credentials": {}\n}\n';
 
@@ -187,7 +187,7 @@ function removeMoved(
       continue;
     }
     if (staged === undefined) {
-      rmSync(target, { force: true });
+      removeFile(target);
       return "removed";
     }
     staged.commit();
