@@ -65,6 +65,10 @@ export function humanHandlers(
         );
       else if (link.kind === "none") report.line(`note: ${link.hint}`);
       for (const note of plan.notes ?? []) report.line(`note: ${note}`);
+      for (const { dir, why, fix } of plan.exposures ?? [])
+        report.line(
+          `warning: ${dir} is ${why}: another user could replace the helper, which reads every token; ${fix}`,
+        );
       if (dryRun) {
         report.print(say, () => true);
         say("the block:");

@@ -9,13 +9,14 @@ import { probeSecretService } from "../stores/secret-service/probe.ts";
 import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-config.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, openTofuTakeover, type Machine } from "./install.ts";
+import { exposuresOf } from "./writable-by-others.ts";
 import { installedBlock } from "./installed-block.ts";
 import { readTextIfExists } from "../system/files.ts";
 import { printable } from "../quote.ts";
 import { otherHelperFiles, readConfigDirFiles, type ConfigDirFile } from "./config-dir-files.ts";
 import { outputOf } from "../system/probe-output.ts";
 import { commandLine, profileVariable, storeName, withVariable } from "../cli/command-line.ts";
-import { helperCommand } from "./command-link.ts";
+import { helperCommand, linksTo } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
 import { optionsOfArgs } from "../cli/protocol-call.ts";
 import { DEFAULT_SERVICE, timeoutSeconds } from "../cli/options.ts";
@@ -59,6 +60,7 @@ export async function runDoctor(
     blockArgs ?? helperArgs,
   );
   checks.push(installation);
+  checks.push(...exposureChecks(io, locations.helperInstallPath));
   // Fixes name a file that runs as printed: the installed helper once it runs, else this one
   // (the plugin directory is not on PATH, so a bare name would not be found).
   // By name when PATH finds the installed file (install linked it), and in the profile
@@ -214,6 +216,20 @@ async function probeKeychain(
   }
   if (io.platform !== "darwin") return probeSecretService(io.env, timeoutSeconds);
   return { status: "ok", summary: "the system keychain is built in", safeToOpen: true };
+}
+
+/**
+ * Where the installed helper or a link to it sits in a directory another user could write:
+ * they could replace the helper, which reads every token.
+ */
+function exposureChecks(io: Machine, target: string): Check[] {
+  const dirs = [target, ...linksTo(io, target)].map((file) => path.dirname(file));
+  return exposuresOf(dirs, io.uid).map(({ dir, why, fix }) => ({
+    status: "warn",
+    title: `${dir} is ${why}: another user could replace the helper, which reads every token`,
+    details: [],
+    fix,
+  }));
 }
 
 async function installationCheck(

@@ -27,6 +27,7 @@ import {
   stageSymlink,
 } from "../system/files.ts";
 import { linksTo, planCommandLink, type CommandLink } from "./command-link.ts";
+import { exposuresOf, type Exposure } from "./writable-by-others.ts";
 
 /** The name in `credentials_helper "keychain" {}`; Terraform adds the `terraform-credentials-` prefix. */
 export const HELPER_BLOCK_NAME = "keychain";
@@ -82,6 +83,11 @@ export interface InstallPlan {
   readonly link: CommandLink;
   /** What install leaves undone and why, with what to do; absent when there is nothing. */
   readonly notes?: readonly string[];
+  /**
+   * Directories where the helper or its link goes through which another user could replace
+   * it (see writableByOthers); absent when there is none.
+   */
+  readonly exposures?: readonly Exposure[];
 }
 
 export function locationsOf(machine: Machine): TerraformLocations {
@@ -125,12 +131,18 @@ export function planInstall(
       ? { file, tools, change: "unchanged", ...linked }
       : { file, tools, change: result.change, text: result.text, ...linked };
   });
+  const link = planCommandLink(machine, target);
+  const exposures = exposuresOf(
+    [path.dirname(target), ...(link.kind === "link" ? [path.dirname(link.path)] : [])],
+    machine.uid,
+  );
   return {
     helper: { source, target, change },
     block: renderCredentialsHelper(HELPER_BLOCK_NAME, helperArgs),
     configs,
-    link: planCommandLink(machine, target),
+    link,
     ...(notes.length > 0 ? { notes } : {}),
+    ...(exposures.length > 0 ? { exposures } : {}),
   };
 }
 

@@ -1,10 +1,20 @@
 /**
  * The built helper's file operations when the file system refuses them (an immutable file,
- * `chattr +i`, on a private tmpfs).
+ * `chattr +i`, on a private tmpfs), and the directories it puts the helper in when other
+ * users could write them.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test, type TestContext } from "node:test";
 import { runHelper, type HelperResult } from "../support/helper-process.ts";
@@ -114,5 +124,51 @@ describe("a file the system refuses to change", { skip: ONLY_ON_LINUX }, () => {
     assert.doesNotMatch(result.stdout, /installed|added/);
     // Only the config is left in HOME: no plugin directory, no ~/.local/bin, no temp file.
     assert.deepEqual(readdirSync(home), [".terraformrc"]);
+  });
+});
+
+describe("directories other users could write", { skip: ONLY_ON_LINUX }, () => {
+  let home: string;
+  before(() => {
+    home = mkdtempSync(path.join(os.tmpdir(), "tfck-exposed-"));
+  });
+  after(() => rmSync(home, { recursive: true, force: true }));
+
+  test("install warns and doctor flags them, and the printed fixes clear both", async () => {
+    const bin = path.join(home, ".local", "bin");
+    const plugins = path.join(home, ".terraform.d");
+    for (const dir of [bin, plugins]) {
+      mkdirSync(dir, { recursive: true });
+      chmodSync(dir, 0o777);
+    }
+    const helper = helperIn(home);
+    const install = await helper(["install"]);
+    assert.equal(install.code, 0, install.stderr);
+    const warnings = install.stdout
+      .split("\n")
+      .filter((line) => /^warning: .* writable by/.test(line));
+    assert.deepEqual(
+      warnings.map(
+        (line) => /^warning: (\S+) is writable by every user \(mode 0777\)/.exec(line)?.[1],
+      ),
+      [plugins, bin],
+    );
+    const doctor = await helper(["doctor"]);
+    for (const dir of [plugins, bin]) {
+      assert.match(
+        doctor.stdout,
+        new RegExp(
+          `^warn +${dir} is writable by every user .*replace the helper.*\\n +fix: run "chmod go-w ${dir}"$`,
+          "m",
+        ),
+      );
+    }
+    for (const line of warnings) {
+      const fix = /; run "([^"]+)"$/.exec(line)?.[1];
+      assert.ok(fix !== undefined, line);
+      assert.equal(spawnSync("sh", ["-c", fix]).status, 0, fix);
+    }
+    const after = await helper(["doctor"]);
+    assert.doesNotMatch(after.stdout, /writable by/);
   });
 });
