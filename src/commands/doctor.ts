@@ -19,7 +19,7 @@ import { commandLine, profileVariable, storeName, withVariable } from "../cli/co
 import { helperCommand, linksTo } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
 import { optionsOfArgs } from "../cli/protocol-call.ts";
-import { DEFAULT_SERVICE, timeoutSeconds } from "../cli/options.ts";
+import { DEFAULT_SERVICE, TIMEOUT_VARIABLE, timeoutSeconds } from "../cli/options.ts";
 
 export interface Check {
   readonly status: "ok" | "warn" | "fail";
@@ -132,6 +132,9 @@ export async function runDoctor(
   return checks;
 }
 
+/** How long doctor's probes wait for a store when neither --timeout nor the variable says. */
+const PROBE_TIMEOUT_SECONDS = 5;
+
 /**
  * Which stores work on this machine (both are probed without touching a secret), then the
  * store the options select, opened for real only when the probe says it is safe.
@@ -142,9 +145,13 @@ async function storeChecks(
   openStore: () => CredentialStore | Promise<CredentialStore>,
   switchTo: (backend: GlobalOptions["backend"]) => string,
 ): Promise<Check[]> {
-  // Each probe waits as long as a call would (--timeout, the variable, or the default) before
-  // it calls its store hung.
-  const timeout = timeoutSeconds(options, io.env);
+  // Each probe waits as long as --timeout (or the variable) says before it calls its store
+  // hung; without either, doctor's own shorter default: a person is waiting, and no probe
+  // waits for an unlock prompt, for which a call's default is as long as it is.
+  const timeout =
+    options.timeout !== undefined || (io.env[TIMEOUT_VARIABLE] ?? "") !== ""
+      ? timeoutSeconds(options, io.env)
+      : PROBE_TIMEOUT_SECONDS;
   const keychain = await probeKeychain(io, options.service, timeout);
   const pass = await probePass(io.env, io.homedir, io.platform, timeout * 1000);
   const probes: Record<GlobalOptions["backend"], ProbeResult> = { keychain, pass };
