@@ -82,6 +82,11 @@ export const FIXES = {
     effect:
       "asks for the passphrase of the store's key once; gpg-agent keeps it for its cache time (default-cache-ttl, 10 minutes unless set), so on build machines use a key without a passphrase",
   },
+  "gpg-agent-hung": {
+    situation: "the gpg-agent that pass's gpg talks to does not answer (hung or stopped)",
+    command: "gpgconf --kill gpg-agent",
+    effect: "ends that gpg-agent (kill its process if this hangs too); gpg starts a new one",
+  },
   "gpg-key-elsewhere": {
     situation:
       "the password store's .gpg-id names a key whose secret (or public) key is not on this machine",

@@ -12,16 +12,17 @@ import { fixFor, renderFix } from "../fixes.ts";
 import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, openTofuTakeover, type Machine } from "./install.ts";
+import { exposuresOf } from "./writable-by-others.ts";
 import { installedBlock } from "./installed-block.ts";
 import { readTextIfExists } from "../system/files.ts";
 import { printable } from "../quote.ts";
 import { otherHelperFiles, readConfigDirFiles, type ConfigDirFile } from "./config-dir-files.ts";
 import { outputOf } from "../system/probe-output.ts";
 import { commandLine, profileVariable, storeName, withVariable } from "../cli/command-line.ts";
-import { helperCommand } from "./command-link.ts";
+import { helperCommand, linksTo } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
 import { optionsOfArgs } from "../cli/protocol-call.ts";
-import { DEFAULT_SERVICE } from "../cli/options.ts";
+import { DEFAULT_SERVICE, TIMEOUT_VARIABLE, timeoutSeconds } from "../cli/options.ts";
 import { checkStoredTokens, shadowingSources, type TokenCheckOptions } from "./token-check.ts";
 
 export interface Check {
@@ -64,6 +65,7 @@ export async function runDoctor(
     blockArgs ?? helperArgs,
   );
   checks.push(installation);
+  checks.push(...exposureChecks(io, locations.helperInstallPath));
   // Fixes name a file that runs as printed: the installed helper once it runs, else this one
   // (the plugin directory is not on PATH, so a bare name would not be found).
   // By name when PATH finds the installed file (install linked it), and in the profile
@@ -172,7 +174,7 @@ export async function runDoctor(
   return checks;
 }
 
-/** How long doctor waits for the Secret Service or Credential Manager before it calls it hung. */
+/** How long doctor's probes wait for a store when neither --timeout nor the variable says. */
 const PROBE_TIMEOUT_SECONDS = 5;
 
 /**
@@ -186,8 +188,15 @@ async function storeChecks(
   switchTo: (backend: GlobalOptions["backend"]) => string,
   stacksNote: (hosts: readonly string[]) => string | undefined,
 ): Promise<Check[]> {
-  const keychain = await probeKeychain(io, options.service);
-  const pass = await probePass(io.env, io.homedir, io.platform);
+  // Each probe waits as long as --timeout (or the variable) says before it calls its store
+  // hung; without either, doctor's own shorter default: a person is waiting, and no probe
+  // waits for an unlock prompt, for which a call's default is as long as it is.
+  const timeout =
+    options.timeout !== undefined || (io.env[TIMEOUT_VARIABLE] ?? "") !== ""
+      ? timeoutSeconds(options, io.env)
+      : PROBE_TIMEOUT_SECONDS;
+  const keychain = await probeKeychain(io, options.service, timeout);
+  const pass = await probePass(io.env, io.homedir, io.platform, timeout * 1000);
   const probes: Record<GlobalOptions["backend"], ProbeResult> = { keychain, pass };
   const available = (Object.keys(probes) as GlobalOptions["backend"][]).map(
     (backend) =>
@@ -249,14 +258,32 @@ async function storeChecks(
 }
 
 /** The system keychain's probe: the Secret Service's, Credential Manager's, or none on macOS. */
-async function probeKeychain(io: Machine, service: string): Promise<ProbeResult> {
+async function probeKeychain(
+  io: Machine,
+  service: string,
+  timeoutSeconds: number,
+): Promise<ProbeResult> {
   if (io.platform === "win32") {
     // Only the Windows executable has the FFI: loaded here, never elsewhere.
     const { probeCredentialManagerNow } = await import("../stores/credential-manager/open.ts");
-    return probeCredentialManagerNow(service, PROBE_TIMEOUT_SECONDS);
+    return probeCredentialManagerNow(service, timeoutSeconds);
   }
-  if (io.platform !== "darwin") return probeSecretService(io.env, PROBE_TIMEOUT_SECONDS);
+  if (io.platform !== "darwin") return probeSecretService(io.env, timeoutSeconds);
   return { status: "ok", summary: "the system keychain is built in", safeToOpen: true };
+}
+
+/**
+ * Where the installed helper or a link to it sits in a directory another user could write:
+ * they could replace the helper, which reads every token.
+ */
+function exposureChecks(io: Machine, target: string): Check[] {
+  const dirs = [target, ...linksTo(io, target)].map((file) => path.dirname(file));
+  return exposuresOf(dirs, io.uid).map(({ dir, why, fix }) => ({
+    status: "warn",
+    title: `${dir} is ${why}: another user could replace the helper, which reads every token`,
+    details: [],
+    fix,
+  }));
 }
 
 async function installationCheck(

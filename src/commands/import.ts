@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { CliError } from "../errors.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
@@ -13,7 +13,7 @@ import {
 } from "../terraform/cli-config.ts";
 import { configDirFileNames, credentialsBlocksIn } from "../terraform/config-dir.ts";
 import { fixFor } from "../fixes.ts";
-import { modeIfExists, readTextIfExists, stageFile } from "../system/files.ts";
+import { modeIfExists, readTextIfExists, removeFile, stageFile } from "../system/files.ts";
 
 const EMPTY_FILE = '{\n  "credentials": {}\n}\n';
 
@@ -311,7 +311,7 @@ function rewriteWithout(
       continue;
     }
     if (staged === undefined) {
-      rmSync(target, { force: true });
+      removeFile(target);
       return "removed";
     }
     staged.commit();
