@@ -2,6 +2,7 @@ import { CliError } from "../../errors.ts";
 import { oneLine } from "../../quote.ts";
 import { BusUnavailable, DbusErrorReply, DeadlineExpired, TURN } from "./connection.ts";
 import {
+  ItemGone,
   KeyringLocked,
   NoDefaultCollection,
   PromptDismissed,
@@ -67,6 +68,15 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
       error.reason === "no-prompt"
         ? 'the keyring is locked, and no unlock prompt can be shown here (no desktop session): unlock it in Seahorse, KWallet Manager or KeePassXC (or with "gnome-keyring-daemon --unlock" on a console) and try again'
         : "the keyring is locked, and its unlock prompt was dismissed: unlock it and try again",
+    );
+  }
+  if (error instanceof ItemGone) {
+    // Searched again and again, and each time an item went before the next call: another
+    // attempt, on a fresh connection after a pause, searches once more.
+    return result(
+      "no-default-collection",
+      "the keyring's items kept disappearing while in use (another program is deleting them); try again",
+      true,
     );
   }
   if (error instanceof PromptDismissed) {
