@@ -1,6 +1,6 @@
 import { CliError } from "../../errors.ts";
 import { oneLine } from "../../quote.ts";
-import { BusUnavailable, DbusErrorReply, DeadlineExpired, TURN } from "./connection.ts";
+import { BUS, BusUnavailable, DbusErrorReply, DeadlineExpired, TURN } from "./connection.ts";
 import {
   ItemGone,
   KeyringLocked,
@@ -54,9 +54,10 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
         `another helper has been storing this host for ${timeoutSeconds} s and has not finished; find and end it, or try again ${LIMIT}`,
       );
     }
-    const who = error.call.startsWith("org.freedesktop.DBus.")
-      ? "the D-Bus session bus"
-      : "the Secret Service";
+    // Who hung is the call's destination: the Secret Service answers
+    // org.freedesktop.DBus.Properties too.
+    const who =
+      error.destination === BUS.destination ? "the D-Bus session bus" : "the Secret Service";
     return result(
       "hung",
       `${who} did not answer ${error.call} within ${timeoutSeconds} s: it hangs or is overloaded; restart it (for example "gnome-keyring-daemon --replace") and try again ${LIMIT}`,

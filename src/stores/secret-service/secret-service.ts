@@ -315,11 +315,12 @@ export class SecretServiceApi {
   private async prompt(prompt: string, service: string | undefined): Promise<boolean> {
     // Only the service that made the prompt may complete it: any client can send a signal.
     const completed = this.connection.waitForSignal(
-      (message: Message) =>
-        message.path === prompt &&
-        message.interface === INTERFACE.prompt &&
-        message.member === "Completed" &&
-        (service === undefined || message.sender === service),
+      {
+        path: prompt,
+        interface: INTERFACE.prompt,
+        member: "Completed",
+        ...(service === undefined ? {} : { sender: service }),
+      },
       `${INTERFACE.prompt}.Completed`,
     );
     completed.catch(() => {

@@ -168,10 +168,17 @@ const CLIENT_ERRORS: readonly Row[] = [
   },
   {
     name: "DeadlineExpired of a call to the bus itself",
-    error: new DeadlineExpired("org.freedesktop.DBus.Hello"),
+    error: new DeadlineExpired("org.freedesktop.DBus.Hello", "org.freedesktop.DBus"),
     cause: "hung",
     transient: false,
     says: /^the D-Bus session bus did not answer org\.freedesktop\.DBus\.Hello within 7 s/,
+  },
+  {
+    name: "DeadlineExpired of Properties.Get sent to the Secret Service",
+    error: new DeadlineExpired("org.freedesktop.DBus.Properties.Get", "org.freedesktop.secrets"),
+    cause: "hung",
+    transient: false,
+    says: /^the Secret Service did not answer org\.freedesktop\.DBus\.Properties\.Get within 7 s/,
   },
   {
     name: "DeadlineExpired while waiting for another helper's turn",
