@@ -1,4 +1,11 @@
-import { connectUnixSocket, type SocketAddress, type UnixSocket } from "./unix-socket.ts";
+import { oneLine, printable } from "../../quote.ts";
+import { describeAddress } from "./bus-address.ts";
+import {
+  connectUnixSocket,
+  type ConnectFailed,
+  type SocketAddress,
+  type UnixSocket,
+} from "./unix-socket.ts";
 import {
   concat,
   encodeMessage,
@@ -73,6 +80,18 @@ export interface Clock {
   now(): number;
 }
 
+/** What a connect's error code means here, in words. */
+const CONNECT_ERRORS: Readonly<Record<string, string | undefined>> = {
+  ENOENT: "no such socket",
+  ECONNREFUSED: "nothing listens there",
+  EAGAIN: "it accepts no more connections for the moment",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  ENOTDIR: "a part of the path is not a directory",
+  ENAMETOOLONG: "the path is too long for a socket",
+  EAFNOSUPPORT: "abstract sockets need the built executable",
+};
+
 /** The message bus itself, as a call's destination. */
 export const BUS = {
   destination: "org.freedesktop.DBus",
@@ -146,10 +165,14 @@ export class BusConnection {
         closed: (error) => holder.connection?.fail(closedError(error)),
       });
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
+      const { code, message } = error as ConnectFailed;
+      const why =
+        code === undefined
+          ? oneLine(message, 120)
+          : `${code}, ${CONNECT_ERRORS[code] ?? oneLine(message, 120)}`;
       throw new BusUnavailable(
-        `could not connect to the D-Bus session bus: ${(error as Error).message}`,
-        typeof code === "string" ? code : undefined,
+        `could not connect to the D-Bus session bus at ${printable(describeAddress(address))}: ${why}`,
+        code,
       );
     }
     const connection = new BusConnection(socket, deadline, clock);

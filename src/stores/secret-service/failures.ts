@@ -40,11 +40,19 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
     summary,
     transient,
   });
+  if (error instanceof BusUnavailable && error.code === "EAGAIN") {
+    // The kernel refused the connect for the moment: the bus is there, and busy. Retried
+    // until the deadline; this is said only after it.
+    return result(
+      "hung",
+      `the D-Bus session bus is overloaded (${oneLine(error.message, 200)}); try again ${LIMIT}`,
+      true,
+    );
+  }
   if (error instanceof BusUnavailable) {
     return result(
       "no-bus",
       `no D-Bus session bus (${oneLine(error.message, 200)}): log in to a desktop session or run under "dbus-run-session"; ${HEADLESS}`,
-      error.code === "EAGAIN",
     );
   }
   if (error instanceof DeadlineExpired) {

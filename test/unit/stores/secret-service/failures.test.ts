@@ -154,10 +154,13 @@ const CLIENT_ERRORS: readonly Row[] = [
   },
   {
     name: "BusUnavailable with code EAGAIN (a busy bus)",
-    error: new BusUnavailable("could not connect: connect EAGAIN /x/bus", "EAGAIN"),
-    cause: "no-bus",
+    error: new BusUnavailable(
+      "could not connect to the D-Bus session bus at unix:path=/x/bus: EAGAIN, it accepts no more connections for the moment",
+      "EAGAIN",
+    ),
+    cause: "hung",
     transient: true,
-    says: /^no D-Bus session bus \(could not connect: connect EAGAIN \/x\/bus\)/,
+    says: /^the D-Bus session bus is overloaded \(could not connect to the D-Bus session bus at unix:path=\/x\/bus: EAGAIN, .*\); try again/,
   },
   {
     name: "DeadlineExpired of a Secret Service call",
