@@ -121,6 +121,9 @@ function diagnoseReply(
   result: (cause: Cause, summary: string, transient?: boolean) => Diagnosis,
 ): Diagnosis {
   const name = error.errorName;
+  // The name is the peer's data too: a bus that does not check names could send any text.
+  const shownName = oneLine(name, 120);
+  const text = oneLine(error.message.slice(name.length + 2), 160);
   switch (name) {
     case "org.freedesktop.DBus.Error.ServiceUnknown":
     case "org.freedesktop.DBus.Error.NameHasNoOwner":
@@ -141,6 +144,14 @@ function diagnoseReply(
         "the keyring's collection or item disappeared while in use; try again",
         true,
       );
+    case "org.freedesktop.Secret.Error.NoSession":
+      // A provider stopped and started anew between our OpenSession and this call: a fresh
+      // connection opens a session with the new one.
+      return result(
+        "broken",
+        "the Secret Service no longer knows the encrypted session (it was restarted); try again",
+        true,
+      );
     case "org.freedesktop.DBus.Error.NoReply":
     case "org.freedesktop.DBus.Error.LimitsExceeded":
     case "org.freedesktop.DBus.Error.NoMemory":
@@ -153,20 +164,17 @@ function diagnoseReply(
     case "org.freedesktop.DBus.Error.NotSupported":
     case "org.freedesktop.DBus.Error.UnknownMethod":
     case "org.freedesktop.DBus.Error.UnknownInterface":
-      return result(
-        "refused",
-        `the Secret Service refused the call (${name}: ${oneLine(error.message.slice(name.length + 2), 160)})`,
-      );
+      return result("refused", `the Secret Service refused the call (${name}: ${text})`);
   }
   if (name.startsWith("org.freedesktop.DBus.Error.Spawn.")) {
     return result(
       "no-service",
-      `the D-Bus session bus could not start a Secret Service (${name}); start gnome-keyring, KWallet or KeePassXC yourself; ${HEADLESS}`,
+      `the D-Bus session bus could not start a Secret Service (${shownName}); start gnome-keyring, KWallet or KeePassXC yourself; ${HEADLESS}`,
     );
   }
   return result(
     "refused",
-    `the Secret Service failed: ${name}: ${oneLine(error.message.slice(name.length + 2), 160).replace(/(?<!\.)\.$/, "")}`,
+    `the Secret Service failed: ${shownName}: ${text.replace(/(?<!\.)\.$/, "")}`,
   );
 }
 
