@@ -750,11 +750,15 @@ const MAX_SKIPPED_BYTES = 128 * 1024 * 1024;
  * to MAX_MESSAGE_BYTES, checked before anything is kept, and decoded whole.
  */
 export class MessageReader {
-  private pending: Uint8Array = new Uint8Array(0);
+  /** The bytes kept for the next message, in the order they came; each the reader's own. */
+  private parts: Uint8Array[] = [];
+  private buffered = 0;
   /** Bytes still to drop of a message that is not wanted. */
   private skipping = 0;
-  /** The wanted message whose header has been read, until it is whole. */
-  private awaited: { readonly total: number; readonly type: MessageType } | undefined;
+  /** The lengths of the next message, once its first 16 bytes are there. */
+  private lengths: { readonly header: number; readonly total: number } | undefined;
+  /** The type of the wanted message whose header has been read, until it is whole. */
+  private awaited: MessageType | undefined;
   private readonly wanted: (header: MessageHeader) => boolean;
 
   constructor(wanted: (header: MessageHeader) => boolean = () => true) {
@@ -763,31 +767,34 @@ export class MessageReader {
 
   /** Adds bytes from the socket; returns the wanted messages they complete, in order. */
   push(chunk: Uint8Array): Message[] {
-    this.pending = this.pending.length === 0 ? chunk : concat(this.pending, chunk);
+    this.parts.push(chunk);
+    this.buffered += chunk.length;
     const messages: Message[] = [];
     for (;;) {
       if (this.skipping > 0) {
-        const dropped = Math.min(this.skipping, this.pending.length);
-        this.skipping -= dropped;
-        this.pending = this.pending.subarray(dropped);
+        this.skipping -= this.drop(this.skipping);
         if (this.skipping > 0) break;
       }
+      if (this.buffered < PREFIX_BYTES) break;
+      const lengths = (this.lengths ??= messageLengths(this.front(PREFIX_BYTES)));
+      if (lengths === undefined || lengths.header > this.buffered) break;
       if (this.awaited === undefined) {
-        const lengths = messageLengths(this.pending);
-        if (lengths === undefined || lengths.header > this.pending.length) break;
-        const { header } = readHeader(this.pending.subarray(0, lengths.header), lengths.header);
+        const { header } = readHeader(this.front(lengths.header), lengths.header);
         if (!this.wanted(header)) {
+          this.drop(lengths.header);
           this.skipping = lengths.total - lengths.header;
-          this.pending = this.pending.subarray(lengths.header);
+          this.lengths = undefined;
           continue;
         }
         if (lengths.total > MAX_MESSAGE_BYTES) throw overLimit(lengths.total);
-        this.awaited = { total: lengths.total, type: header.type };
+        this.awaited = header.type;
       }
-      const { total, type } = this.awaited;
-      if (total > this.pending.length) break;
-      const bytes = this.pending.subarray(0, total);
-      this.pending = this.pending.subarray(total);
+      // The parts of a long message are joined once, when the last of them has come.
+      if (lengths.total > this.buffered) break;
+      const type = this.awaited;
+      const bytes = this.front(lengths.total);
+      this.drop(lengths.total);
+      this.lengths = undefined;
       this.awaited = undefined;
       try {
         messages.push(decodeMessage(bytes));
@@ -797,15 +804,35 @@ export class MessageReader {
         if (type !== MessageType.Signal) throw error;
       }
     }
-    // Keep a copy of what is left, never a view: the caller may reuse its chunk, and a view
-    // of a Buffer (whose slice() does not copy) would keep all of it alive.
-    if (
-      this.pending.length > 0 &&
-      (this.pending.byteOffset > 0 || this.pending.buffer === chunk.buffer)
-    ) {
-      this.pending = new Uint8Array(this.pending);
-    }
+    // Keep a copy of what is left of the chunk, never a view: the caller may reuse it, and a
+    // view of a Buffer (whose slice() does not copy) would keep all of it alive.
+    this.parts = this.parts.map((part) =>
+      part.buffer === chunk.buffer ? new Uint8Array(part) : part,
+    );
     return messages;
+  }
+
+  /** The first `count` bytes kept, in one piece (joining the parts they span). */
+  private front(count: number): Uint8Array {
+    const [first] = this.parts;
+    if (first !== undefined && first.length >= count) return first.subarray(0, count);
+    const joined = concat(...this.parts);
+    this.parts = [joined];
+    return joined.subarray(0, count);
+  }
+
+  /** Drops up to `count` bytes from the front; returns how many it dropped. */
+  private drop(count: number): number {
+    let dropped = 0;
+    while (dropped < count && this.parts.length > 0) {
+      const first = this.parts[0] as Uint8Array;
+      const taken = Math.min(first.length, count - dropped);
+      dropped += taken;
+      if (taken === first.length) this.parts.shift();
+      else this.parts[0] = first.subarray(taken);
+    }
+    this.buffered -= dropped;
+    return dropped;
   }
 }
 

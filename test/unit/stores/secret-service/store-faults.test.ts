@@ -15,6 +15,7 @@ import {
 } from "../../../../src/stores/secret-service/store.ts";
 import { MessageType } from "../../../../src/stores/secret-service/wire.ts";
 import {
+  COLLECTION,
   startFakeSecretService,
   type FakeHooks,
   type FakeSecretService,
@@ -110,5 +111,36 @@ describe("messages that are not our replies", () => {
     await store.store(HOST, '{"token":"kept"}');
     assert.ok(sent, "the flood was sent");
     assert.equal(await storeOn(t, fake).get(HOST), '{"token":"kept"}');
+  });
+});
+
+describe("list of many items", () => {
+  test("reads the attributes of 3,000 items a few hundred at a time, not all at once", async (t) => {
+    let inFlight = 0;
+    let most = 0;
+    const fake = await startFake(t, {
+      async beforeAnswer(call) {
+        if (call.member !== "Get") return;
+        inFlight++;
+        most = Math.max(most, inFlight);
+        // Answered only after the calls that came with it have all arrived.
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight--;
+      },
+    });
+    for (let index = 1; index <= 3000; index++) {
+      const path = `${COLLECTION}/${index}`;
+      fake.items.set(path, {
+        path,
+        attributes: new Map([
+          ["service", "terraform-credentials"],
+          ["username", `h${index}.example.com`],
+        ]),
+        secret: new Uint8Array(0),
+      });
+    }
+    const hosts = await storeOn(t, fake, 30).list();
+    assert.equal(hosts.length, 3000);
+    assert.ok(most <= 256, `${most} reads in flight at once`);
   });
 });

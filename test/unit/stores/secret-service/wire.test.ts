@@ -940,7 +940,7 @@ describe("MessageReader with a filter: messages that are not wanted", () => {
     for (let at = 0; at < big.length; at += 65_536) {
       got.push(...reader.push(big.slice(at, at + 65_536)));
       assert.ok(
-        (reader as unknown as { pending: Uint8Array }).pending.length < 65_536,
+        (reader as unknown as { buffered: number }).buffered < 65_536,
         `kept bytes at ${at}`,
       );
     }
