@@ -11,6 +11,7 @@ import { linuxOnly } from "../support/keychain-backends.ts";
 import type { KeyringSession } from "../support/keyring-session.ts";
 import { assertSilentSuccess } from "../support/protocol-suite.ts";
 import { countItems, deleteItems } from "../support/secret-service-items.ts";
+import { startKeePassXcSession } from "../support/keepassxc-session.ts";
 import { SECRET_SERVICE_PROVIDERS } from "../support/secret-service-providers.ts";
 
 const ONLY_ON_LINUX = linuxOnly("the Secret Service race suite");
@@ -78,3 +79,38 @@ for (const provider of RACED) {
     });
   });
 }
+
+describe("forgets of one host take turns (KeePassXC)", { skip: ONLY_ON_LINUX }, () => {
+  let session: KeyringSession;
+  before(async () => {
+    session = await startKeePassXcSession();
+  });
+  after(async () => {
+    await session.close();
+  });
+
+  test("a dozen forgets of three hosts at once: all succeed, and KeePassXC is still there", async () => {
+    const { env } = session;
+    const hosts = ["k0.example.com", "k1.example.com", "k2.example.com"];
+    for (let burst = 0; burst < 4; burst++) {
+      for (const host of hosts) {
+        assertSilentSuccess(await runHelper(["store", host], { env, stdin: '{"token":"k"}' }));
+      }
+      // KeePassXC 2.7.4 crashed (or left a delete's prompt unanswered) on about ten deletes
+      // at once; our own take turns by host.
+      const forgets = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          runHelper(["--timeout", "10", "forget", hosts[index % hosts.length]!], {
+            env,
+            timeoutMs: 60_000,
+          }),
+        ),
+      );
+      for (const result of forgets) assertSilentSuccess(result);
+      for (const host of hosts) {
+        const got = await runHelper(["get", host], { env });
+        assert.deepEqual([got.code, got.stdout, got.stderr], [0, "{}\n", ""]);
+      }
+    }
+  });
+});

@@ -110,6 +110,20 @@ export async function defaultCollection(env: Record<string, string>): Promise<st
   return lastObjectPath(reply) ?? "/";
 }
 
+/**
+ * Whether the service answers a search (for an attribute no item has): a service that owns
+ * its name may still be setting up, and KeePassXC 2.7.4 crashed on a call made then.
+ */
+export async function answersSearch(env: Record<string, string>): Promise<boolean> {
+  const reply = await dbusSend(env, [
+    "--dest=org.freedesktop.secrets",
+    "/org/freedesktop/secrets",
+    "org.freedesktop.Secret.Service.SearchItems",
+    "dict:string:string:tfck-readiness-probe,1",
+  ]).catch(() => "");
+  return /^method return/m.test(reply);
+}
+
 /** The collection's Locked property: undefined if it cannot be read. */
 export async function collectionLocked(
   env: Record<string, string>,
