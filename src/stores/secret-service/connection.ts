@@ -49,8 +49,8 @@ export class BusUnavailable extends Error {
   }
 }
 
-/** What DeadlineExpired names while a store waits for another helper's store of the same host. */
-export const TURN = "its turn (another helper is storing the same host)";
+/** What DeadlineExpired names while a store or forget waits for another helper's turn on the same host. */
+export const TURN = "its turn (another helper is storing or forgetting the same host)";
 
 /** A call had no answer when the deadline passed. */
 export class DeadlineExpired extends Error {

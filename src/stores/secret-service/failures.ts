@@ -59,7 +59,7 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
     if (error.call === TURN) {
       return result(
         "hung",
-        `another helper has been storing this host for ${timeoutSeconds} s and has not finished; find and end it, or try again ${LIMIT}`,
+        `another helper has been storing or forgetting this host for ${timeoutSeconds} s and has not finished; find and end it, or try again ${LIMIT}`,
       );
     }
     // Who hung is the call's destination: the Secret Service answers

@@ -198,7 +198,7 @@ const CLIENT_ERRORS: readonly Row[] = [
     error: new DeadlineExpired(TURN),
     cause: "hung",
     transient: false,
-    says: /^another helper has been storing this host for 7 s and has not finished/,
+    says: /^another helper has been storing or forgetting this host for 7 s and has not finished/,
   },
   {
     name: "KeyringLocked, no prompt possible",
