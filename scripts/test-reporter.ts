@@ -1,6 +1,7 @@
 /**
  * The terminal side of `npm test` (scripts/test.sh runs it beside the TAP reporter, whose
- * full output goes to a log file): one line per test file, every failure in full (name,
+ * full output goes to a log file): one line per test file, and one per top-level suite named
+ * "conformance: STORE › GROUP" (the conformance suite's store and rule group), every failure in full (name,
  * file:line and the error with its diff), a todo as one line without a stack, and each skip
  * reason once. With TFCK_TEST_FAILURES set it also appends the name and place of every failed
  * test to that file, for the summary at the end.
@@ -63,6 +64,8 @@ export default async function* reporter(
   // scripts/test.sh runs one file at a time, so the file last taken from the queue is it.
   let running: string | undefined;
   const skipReasonsShown = new Set<string>();
+  // The counts of each conformance group (a top-level suite of that name), by its name.
+  const groups = new Map<string, FileTally>();
 
   for await (const event of source) {
     switch (event.type) {
@@ -85,6 +88,15 @@ export default async function* reporter(
           running,
         );
         if (line !== undefined) tally.details.push(line);
+        const group = conformanceGroup(ancestors[0]);
+        if (group !== undefined && event.data.nesting > 0) {
+          if (!groups.has(group)) groups.set(group, newTally());
+          outcome(event, groups.get(group)!, [], new Set(), running);
+        }
+        if (event.data.nesting === 0 && groups.has(event.data.name)) {
+          yield groupLine(event.data.name, groups.get(event.data.name)!);
+          groups.delete(event.data.name);
+        }
         if (event.type === "test:fail" && isFailure(event) && failuresFile !== undefined) {
           const where = place(event, running);
           appendFileSync(failuresFile, `${testName(event, ancestors)} (${where})\n`);
@@ -161,18 +173,37 @@ function outcome(
   return `\n  ✖ ${name}\n    ${place(event, running)}\n${body}${output}\n`;
 }
 
+/** The name of the conformance group a top-level suite is, or undefined. */
+function conformanceGroup(name: string | undefined): string | undefined {
+  return name?.startsWith("conformance: ") === true ? name : undefined;
+}
+
+/** The line of a finished conformance group: its verdict, name and counts. */
+function groupLine(name: string, tally: FileTally): string {
+  return `${verdictOf(tally)}  ${name}  ${countsOf(tally).join(", ")}\n`;
+}
+
+function countsOf(tally: FileTally): string[] {
+  const counts = [`${tally.passed} passed`];
+  if (tally.failed > 0) counts.push(`${tally.failed} failed`);
+  if (tally.skipped > 0) counts.push(`${tally.skipped} skipped`);
+  if (tally.todo > 0) counts.push(`${tally.todo} todo`);
+  if (tally.cancelled > 0) counts.push(`${tally.cancelled} cancelled`);
+  return counts;
+}
+
+function verdictOf(tally: FileTally): string {
+  return tally.failed + tally.cancelled > 0 ? "FAIL" : "  ok";
+}
+
 /** Prints the line of a finished file and what is to be said about its tests. */
 function* flush(file: string | undefined, tallies: Map<string, FileTally>): Generator<string> {
   const key = file ?? "";
   const tally = tallies.get(key);
   if (tally === undefined) return;
   tallies.delete(key);
-  const counts = [`${tally.passed} passed`];
-  if (tally.failed > 0) counts.push(`${tally.failed} failed`);
-  if (tally.skipped > 0) counts.push(`${tally.skipped} skipped`);
-  if (tally.todo > 0) counts.push(`${tally.todo} todo`);
-  if (tally.cancelled > 0) counts.push(`${tally.cancelled} cancelled`);
-  const verdict = tally.failed + tally.cancelled > 0 ? "FAIL" : "  ok";
+  const counts = countsOf(tally);
+  const verdict = verdictOf(tally);
   const shown = file === undefined ? "(outside any file)" : path.relative(process.cwd(), file);
   // Nothing to say about an event outside any file that counted nothing (the run's plan).
   if (file === undefined && counts.length === 1 && tally.passed === 0) return;

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The project's one test command (`npm test`): static checks and unit tests, then the built
 # executable against a real gnome-keyring and a real `pass`, then end-to-end tests with the
-# real terraform. Prints one line per test file and every failure in full, and ends with one
-# summary line per suite and the names of the failed tests; the full TAP output of each suite
-# is kept in test-results/<suite>.tap.
-#   bash scripts/test.sh [static|unit|integration|e2e]...   (default: all)
+# real terraform. The conformance suite runs the protocol's rules (test/conformance/rules.ts)
+# against every store CI can start. Prints one line per test file (and per store and rule
+# group in the conformance suite) and every failure in full, and ends with one summary line
+# per suite and the names of the failed tests; the full TAP output of each suite is kept in
+# test-results/<suite>.tap.
+#   bash scripts/test.sh [static|unit|integration|conformance|e2e]...   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 suites=("$@")
-[[ ${#suites[@]} -gt 0 ]] || suites=(static unit integration e2e)
+[[ ${#suites[@]} -gt 0 ]] || suites=(static unit integration conformance e2e)
 
 # The programs the integration and e2e suites run, each with the Debian package that has it.
 # Checked before anything runs: a missing one would otherwise cancel dozens of tests with
@@ -24,7 +26,8 @@ needs_system=0
 # the suites that need Linux say SKIP there.
 [[ $(uname -s) == Linux ]] || needs_system=-1
 for suite in "${suites[@]}"; do
-  [[ $needs_system == 0 && ("$suite" == integration || "$suite" == e2e) ]] && needs_system=1
+  [[ $needs_system == 0 && ("$suite" == integration || "$suite" == conformance || "$suite" == e2e) ]] &&
+    needs_system=1
 done
 if [[ $needs_system == 1 ]]; then
   declare -A missing=()

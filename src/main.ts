@@ -3,6 +3,7 @@ import process from "node:process";
 import { isSingleExecutable, TARGET, VERSION, versionLine } from "./build-info.ts";
 import { run } from "./cli/run.ts";
 import {
+  guardWindowsReads,
   isTerminal,
   standardInput,
   standardOutput,
@@ -35,6 +36,15 @@ async function main(): Promise<number> {
       get stdinIsTTY() {
         return isTerminal(0);
       },
+      // Windows reads a pipe with blocking reads; the watchdog is loaded only there.
+      ...(process.platform === "win32"
+        ? {
+            boundStdin: async (seconds: number, message: string) => {
+              const { guardStdinReads } = await import("./stores/credential-manager/open.ts");
+              guardWindowsReads(guardStdinReads(seconds, message));
+            },
+          }
+        : {}),
       stdout: standardOutput(1, () => process.stdout),
       get stdoutIsTTY() {
         return isTerminal(1);
@@ -52,6 +62,8 @@ async function main(): Promise<number> {
     {
       version: versionLine(VERSION, TARGET, process.versions),
       openStore,
+      // Loaded only for doctor's token check.
+      httpsGet: async (request) => (await import("./system/https-get.ts")).httpsGet(request),
       // Loaded only for exec: node:child_process has no place in a get.
       runCommand: async (command, args, env) =>
         (await import("./system/run-command.ts")).runCommand(command, args, env, process),

@@ -4,8 +4,9 @@ import { printable } from "../quote.ts";
 import { commandLine, profileVariable, storeName, withVariable } from "./command-line.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import type { Io } from "./io.ts";
-import { DEFAULT_SERVICE, type GlobalOptions } from "./options.ts";
+import { DEFAULT_SERVICE, timeoutSeconds, type GlobalOptions } from "./options.ts";
 import type { HumanHandlers } from "./program.ts";
+import type { HttpsGet } from "../system/https-get.ts";
 
 /**
  * The commands for people. Each loads its module only when it runs, so that the protocol
@@ -16,6 +17,7 @@ export function humanHandlers(
   io: Io,
   version: string,
   openStore: (options: GlobalOptions) => CredentialStore | Promise<CredentialStore>,
+  httpsGet?: HttpsGet,
 ): HumanHandlers {
   const say = (line: string) => io.stdout.write(`${line}\n`);
   const note = (line: string) => io.stderr.write(`${line}\n`);
@@ -224,12 +226,23 @@ export function humanHandlers(
       } else for (const host of hosts) say(host);
     },
 
-    async doctor(given) {
+    async doctor(given, { offline }) {
       // doctor's whole report is on stdout: so is the block it follows.
       const options = await follow(given, say);
       const { runDoctor } = await import("../commands/doctor.ts");
-      const checks = await runDoctor(io, version, options, helperArgs(options), () =>
-        openStore(options),
+      // Without a way to the network (tests in-process), the token check is left out.
+      const tokens = httpsGet && {
+        offline,
+        get: httpsGet,
+        timeoutSeconds: timeoutSeconds(options, io.env),
+      };
+      const checks = await runDoctor(
+        io,
+        version,
+        options,
+        helperArgs(options),
+        () => openStore(options),
+        tokens,
       );
       for (const check of checks) {
         say(

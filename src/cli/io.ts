@@ -7,6 +7,12 @@ export interface Io {
   readonly stdin: AsyncIterable<Uint8Array>;
   /** True when stdin is a terminal: then a failed `store` does not wait for EOF. */
   readonly stdinIsTTY: boolean;
+  /**
+   * Where reads of stdin block the thread (Windows), keeps the deadline on another one: a
+   * read still waiting `timeoutSeconds` from now ends the process with `message` on stderr.
+   * Absent where the reads are asynchronous and the reader's own timer keeps it.
+   */
+  readonly boundStdin?: (timeoutSeconds: number, message: string) => Promise<void>;
   readonly stdout: TextSink;
   /** True when stdout is a terminal (a person reads it); undefined counts as no. */
   readonly stdoutIsTTY?: boolean;

@@ -36,7 +36,7 @@ export interface HumanHandlers {
     flags: { keep: boolean; force: boolean; dryRun: boolean },
   ): Promise<void>;
   list(given: Partial<GlobalOptions>, flags: { json: boolean }): Promise<void>;
-  doctor(given: Partial<GlobalOptions>): Promise<void>;
+  doctor(given: Partial<GlobalOptions>, flags: { offline: boolean }): Promise<void>;
 }
 
 /** `exec`: runs a command with the stored tokens in its environment. */
@@ -208,10 +208,11 @@ Terraform or OpenTofu runs this program as a credentials helper:
     .command("doctor")
     .configureOutput({ outputError: (text, write) => write(ourWording("doctor", text)) })
     .description(
-      "check the keychain, the installation and the CLI config, and say how to fix what is wrong",
+      "check the keychain, the installation, the CLI config and each stored token with its host, and say how to fix what is wrong",
     )
-    .action(async (_flags: unknown, command: Command) => {
-      await handlers.doctor(givenOptions(command));
+    .option("--offline", "do not check the stored tokens with their hosts (no network access)")
+    .action(async (flags: { offline?: boolean }, command: Command) => {
+      await handlers.doctor(givenOptions(command), { offline: flags.offline === true });
     });
   program
     .command("exec")

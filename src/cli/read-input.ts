@@ -1,7 +1,7 @@
 import { CliError } from "../errors.ts";
 
 export interface InputLimits {
-  /** Past this many bytes, reading stops: a credentials object takes a few hundred. */
+  /** Past this many bytes, what comes is read and dropped: a credentials object takes a few hundred. */
   readonly maxBytes: number;
   /** Seconds until the input must have ended. */
   readonly timeoutSeconds: number;
@@ -10,10 +10,11 @@ export interface InputLimits {
 }
 
 /**
- * Reads `input` to EOF and returns it as text. The protocol asks a helper to read stdin to
- * its end even when it refuses what it got, so that Terraform's write never fails on a
- * closed pipe; but nothing waits forever: past `maxBytes` (an endless pipe) or the deadline
- * (a pipe nobody closes) the input is refused at once.
+ * Reads `input` to EOF and returns it as text. The protocol asks a helper to "fully read its
+ * stdin until EOF" even when it refuses what it got, so that Terraform's write never fails on
+ * a closed pipe: past `maxBytes` the rest is still read, and dropped, and the input refused
+ * at EOF. Only the deadline ends a pipe that never closes (or never stops): then the input
+ * is refused at once.
  * Invalid UTF-8 is refused instead of being replaced, so nothing is stored altered. One
  * leading UTF-8 byte order mark, which some Windows tools write, is dropped: it is not part
  * of the object, and the JSON checks that follow would refuse it.
@@ -27,14 +28,10 @@ export async function readInput(
   const outcome = await consume(input, limits, (chunk) => chunks.push(chunk));
   if (outcome === "too large") {
     throw new CliError(
-      `${source} is larger than ${maxBytes} bytes, where a credentials object takes a few hundred: nothing was stored.`,
+      `${source} is larger than ${maxBytes} bytes, where a credentials object takes a few hundred: nothing was stored`,
     );
   }
-  if (outcome === "timed out") {
-    throw new CliError(
-      `${source} did not end within ${limits.timeoutSeconds} s (Terraform closes it after the object): nothing was stored`,
-    );
-  }
+  if (outcome === "timed out") throw new CliError(timedOutMessage(limits));
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
       Buffer.concat(chunks),
@@ -44,9 +41,14 @@ export async function readInput(
   }
 }
 
+/** What an input that did not end by the deadline is refused with. */
+export function timedOutMessage(limits: InputLimits): string {
+  return `${limits.source} did not end within ${limits.timeoutSeconds} s (Terraform closes it after the object): nothing was stored`;
+}
+
 /**
  * Reads what is left of a store's input after the call failed before reading it (a bad
- * hostname or option), within the same bounds, and drops it.
+ * hostname or option) to EOF, within the same deadline, and drops it.
  */
 export async function drainInput(
   input: AsyncIterable<Uint8Array>,
@@ -72,10 +74,10 @@ async function consume(
     for (;;) {
       const next = await Promise.race([iterator.next(), deadline]);
       if (next === "timed out") return next;
-      if (next.done === true) return "ended";
+      if (next.done === true) return total > limits.maxBytes ? "too large" : "ended";
       total += next.value.byteLength;
-      if (total > limits.maxBytes) return "too large";
-      keep(next.value);
+      // Past the cap, read on and drop: stopping would break the writer's pipe.
+      if (total <= limits.maxBytes) keep(next.value);
     }
   } finally {
     clearTimeout(timer);

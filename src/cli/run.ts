@@ -7,15 +7,18 @@ import { DEFAULT_TIMEOUT_SECONDS, timeoutSeconds, type GlobalOptions } from "./o
 import type { VerbHandlers } from "./program.ts";
 import { isStoreCall, protocolCall } from "./protocol-call.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
-import { drainInput, readInput } from "./read-input.ts";
+import { drainInput, readInput, timedOutMessage, type InputLimits } from "./read-input.ts";
 import { oneLine } from "../quote.ts";
 import type { CommandRunner } from "./exec-command.ts";
+import type { HttpsGet } from "../system/https-get.ts";
 
 /** What `run` needs from outside the process's own streams. */
 export interface Dependencies {
   readonly version: string;
   /** Opens the store the options select; called only by verbs that use it. */
   openStore(options: GlobalOptions, io: Io): CredentialStore | Promise<CredentialStore>;
+  /** Sends doctor's HTTPS requests; absent where no request may leave (tests in-process). */
+  readonly httpsGet?: HttpsGet;
   /** Runs `exec`'s command; absent where no child process may be started. */
   readonly runCommand?: CommandRunner;
 }
@@ -35,9 +38,14 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     timeoutSeconds: Math.max(timeoutSeconds(options, io.env), io.stdinIsTTY ? 300 : 0),
     source: "the credentials object on stdin",
   });
+  /** Bounds reads that block (Windows) by the same deadline as the reader's own timer. */
+  const bounded = async (limits: InputLimits) => {
+    await io.boundStdin?.(limits.timeoutSeconds, timedOutMessage(limits));
+    return limits;
+  };
   const readStdin = async (options: GlobalOptions) => {
     stdin.read = true;
-    return readInput(io.stdin, inputLimits(options));
+    return readInput(io.stdin, await bounded(inputLimits(options)));
   };
 
   const verbHandlers: VerbHandlers = {
@@ -76,7 +84,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     ]);
     isCommanderError = (error): error is { code: string } => error instanceof CommanderError;
     const program = buildProgram(io, deps.version, {
-      ...humanHandlers(io, deps.version, (options) => deps.openStore(options, io)),
+      ...humanHandlers(io, deps.version, (options) => deps.openStore(options, io), deps.httpsGet),
       ...execHandler(io, (options) => deps.openStore(options, io), deps.runCommand, ended),
       ...verbHandlers,
     });
@@ -93,7 +101,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
       } catch {
         limits = { ...inputLimits({}), timeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
       }
-      await drainInput(io.stdin, limits);
+      await drainInput(io.stdin, await bounded(limits));
     }
     return report(error, io, isCommanderError);
   }

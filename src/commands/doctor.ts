@@ -19,6 +19,7 @@ import { helperCommand } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
 import { optionsOfArgs } from "../cli/protocol-call.ts";
 import { DEFAULT_SERVICE } from "../cli/options.ts";
+import { checkStoredTokens, shadowingSources, type TokenCheckOptions } from "./token-check.ts";
 
 export interface Check {
   readonly status: "ok" | "warn" | "fail";
@@ -37,6 +38,7 @@ export async function runDoctor(
   options: GlobalOptions,
   helperArgs: readonly string[],
   openStore: () => CredentialStore | Promise<CredentialStore>,
+  tokens?: TokenCheckOptions,
 ): Promise<Check[]> {
   const locations = locationsOf(io);
   const checks: Check[] = [];
@@ -71,7 +73,10 @@ export async function runDoctor(
   // First in the report; checked here, once a fix can name the command that switches stores.
   const switchTo = (backend: GlobalOptions["backend"]) =>
     inProfile([executable, ...withBackend(helperArgs, backend), "install", "--force"]);
-  checks.unshift(...(await storeChecks(io, options, openStore, switchTo)));
+  // Opened once, by the store check when the probe allows it; the token check reuses it.
+  let opened: Promise<CredentialStore> | undefined;
+  const openOnce = () => (opened ??= Promise.resolve().then(openStore));
+  checks.unshift(...(await storeChecks(io, options, openOnce, switchTo)));
 
   for (const [file, text] of configFiles) {
     // install leaves ~/.terraformrc uncreated while OpenTofu reads its own XDG tofurc (its
@@ -114,19 +119,24 @@ export async function runDoctor(
     const hidden = hiddenTofurcCheck(io, locations.tofuConfigFile);
     if (hidden) checks.push(hidden);
   }
+  const blockSources = new Map<string, string | readonly string[] | undefined>([
+    ...configFiles,
+    ...dirFiles.flatMap(({ file, ...content }) =>
+      content.error === undefined ? [[file, content.credentialsHosts] as const] : [],
+    ),
+  ]);
   checks.push(
     shadowCheck(
       io.env,
       locations.credentialsFiles,
-      new Map<string, string | readonly string[] | undefined>([
-        ...configFiles,
-        ...dirFiles.flatMap(({ file, ...content }) =>
-          content.error === undefined ? [[file, content.credentialsHosts] as const] : [],
-        ),
-      ]),
+      blockSources,
       `"${runnable("import")}" moves credentials.tfrc.json into ${storeName(options.backend)}`,
     ),
   );
+  if (tokens === undefined) return checks;
+  const shadows = shadowingSources(io.env, locations.credentialsFiles, blockSources);
+  const context = { ...io, shadows, storeName: storeName(options.backend), inProfile };
+  checks.push(...(await checkStoredTokens(opened, context, tokens)));
   return checks;
 }
 

@@ -187,20 +187,34 @@ async function terminalInput(): Promise<Uint8Array> {
   }
 }
 
+/** How each blocking read of stdin on Windows is made: at once, unless a guard is set. */
+const windowsReads = { guard: <T>(read: () => T): T => read() };
+
+/**
+ * Makes every later blocking read of stdin on Windows through `guard`, which keeps the
+ * call's deadline on another thread (a timer of this one cannot fire while a read blocks).
+ */
+export function guardWindowsReads(guard: <T>(read: () => T) => T): void {
+  windowsReads.guard = guard;
+}
+
 /**
  * Windows: Bun's asynchronous stdin (Bun.stdin and process.stdin alike) fails on a pipe
  * with EBADF (seen under Wine), so a pipe is read with blocking reads, as before; there,
- * Ctrl-C and the deadline wait for the read. A console gets the stream: only it speaks the
- * console's UTF-16.
+ * Ctrl-C waits for the read, and the deadline is kept by the guard that guardWindowsReads
+ * sets. A console gets the stream: only it speaks the console's UTF-16.
  */
 async function* windowsInput(): AsyncGenerator<Uint8Array> {
   const buffer = Buffer.allocUnsafe(64 * 1024);
   while (!isWindowsConsole(0)) {
     let length;
     try {
-      length = readSync(0, buffer);
+      length = windowsReads.guard(() => readSync(0, buffer));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EOF") return;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EOF") return;
+      // The guard's refusal past the deadline, not a failed read that the stream may get past.
+      if (code === undefined) throw error;
       break;
     }
     if (length === 0) return;

@@ -160,12 +160,8 @@ for (const provider of SECRET_SERVICE_PROVIDERS) {
           'test -n "$TF_TOKEN_mixed_example_com"',
         ]);
         assert.equal(exec.code, 0, `exec dropped the host: ${exec.stderr}`);
-        const forget = await helper(session, ["forget", host]);
-        assert.equal(forget.code, 0, forget.stderr);
-        assert.match(
-          forget.stderr,
-          /^removed 2 keychain items that matched mixed\.example\.com\n$/,
-        );
+        // Silent, as the protocol wants of every forget that worked.
+        assertSilentSuccess(await helper(session, ["forget", host]));
       });
 
       test("several items of ours: get takes the first in sorted order and says so; forget removes them all", async () => {
@@ -189,9 +185,7 @@ for (const provider of SECRET_SERVICE_PROVIDERS) {
           first.stdout,
           "all still there",
         );
-        const forget = await helper(session, ["forget", host]);
-        assert.equal(forget.code, 0, forget.stderr);
-        assert.match(forget.stderr, /removed 3 keychain items/);
+        assertSilentSuccess(await helper(session, ["forget", host]));
         const after = await helper(session, ["get", host]);
         assert.equal(after.stdout, "{}\n");
       });
@@ -208,9 +202,7 @@ for (const provider of SECRET_SERVICE_PROVIDERS) {
         assertSilentSuccess(await helper(session, ["store", host], '{"token":"SECRET-mine-2"}'));
         assert.equal((await helper(session, ["get", host])).stdout, '{"token":"SECRET-mine-2"}\n');
         assert.equal(await countItems(session.env, { service: SERVICE, username: host }), 2);
-        const forget = await helper(session, ["forget", host]);
-        assert.equal(forget.code, 0, forget.stderr);
-        assert.match(forget.stderr, /removed 2 keychain items/);
+        assertSilentSuccess(await helper(session, ["forget", host]));
         assert.equal(await countItems(session.env, { service: SERVICE, username: host }), 0);
       });
     },
@@ -440,7 +432,7 @@ describe("when the keychain cannot be reached", { skip: ONLY_ON_LINUX }, () => {
 });
 
 for (const provider of SECRET_SERVICE_PROVIDERS) {
-  test(`a locked collection (${provider.name}): refused at once with no desktop, and what was stored survives`, async () => {
+  test(`a locked collection (${provider.name}): store and get refused at once with no desktop, and what was stored survives`, async () => {
     const session = await provider.start();
     try {
       assertSilentSuccess(
@@ -459,10 +451,11 @@ for (const provider of SECRET_SERVICE_PROVIDERS) {
         assert.ok(result.milliseconds < 5000, `took ${result.milliseconds} ms`);
         assert.doesNotMatch(result.stderr, /SECRET|kept/);
       }
-      assertOneLineFailure(store);
-      assert.match(store.stderr, /locked/);
-      // KeePassXC hides a locked database's items: nothing found, with a warning.
-      assert.match(get.stderr, /locked/);
+      // get too: KeePassXC hides a locked database's items, which is no "nothing stored".
+      for (const result of [store, get]) {
+        assertOneLineFailure(result);
+        assert.match(result.stderr, /locked/);
+      }
       const doctor = await runHelper(["doctor"], { env: session.env });
       assert.notEqual(doctor.code, 0);
       assert.match(doctor.stdout, /locked/);

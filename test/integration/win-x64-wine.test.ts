@@ -279,7 +279,8 @@ if (missing !== undefined) {
       assertSilentSuccess(
         await helper([...service, "store", "d2.example.com"], '{"token":"SECRET-d2xyz"}'),
       );
-      const result = await helper([...service, "doctor"]);
+      // --offline: this test is about Credential Manager; d1/d2.example.com are not real hosts.
+      const result = await helper([...service, "doctor", "--offline"]);
       // Not installed in this prefix: doctor fails for that, not for the store.
       assert.match(
         result.stdout,

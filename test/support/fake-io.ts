@@ -15,6 +15,7 @@ export interface FakeIoOptions {
    */
   readonly stdinStaysOpen?: boolean;
   readonly stdinIsTTY?: boolean;
+  readonly boundStdin?: Io["boundStdin"];
   readonly stdoutIsTTY?: boolean;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly platform?: NodeJS.Platform;
@@ -73,6 +74,7 @@ export function createFakeIo(options: FakeIoOptions = {}): FakeIo {
   return {
     stdin,
     stdinIsTTY: options.stdinIsTTY ?? false,
+    ...(options.boundStdin === undefined ? {} : { boundStdin: options.boundStdin }),
     stdoutIsTTY: options.stdoutIsTTY ?? false,
     stdout: recordingSink(),
     stderr: recordingSink(),

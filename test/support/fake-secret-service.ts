@@ -225,6 +225,9 @@ export async function startFakeSecretService(hooks: FakeHooks = {}): Promise<Fak
         }
         case "org.freedesktop.DBus.Properties.Get": {
           const [iface, property] = call.body as readonly string[];
+          if (call.path === "/org/freedesktop/secrets" && property === "Collections") {
+            return ok("v", [{ signature: "ao", value: [COLLECTION] }]);
+          }
           if (call.path === COLLECTION && property === "Locked") {
             return ok("v", [{ signature: "b", value: service.locked }]);
           }
@@ -293,12 +296,15 @@ export async function startFakeSecretService(hooks: FakeHooks = {}): Promise<Fak
   return service;
 }
 
-/** What gnome-keyring shows of a locked item's attributes: their hashes, not their values. */
-function shownAttributes(item: FakeItem, locked = false): Map<string, string> {
+/**
+ * What gnome-keyring shows of the attributes of an item loaded locked from disk: only their
+ * hashes, under other names (`gkr:compat:hashed:NAME`).
+ */
+function shownAttributes(item: FakeItem, locked: boolean): Map<string, string> {
   if (!locked) return new Map(item.attributes);
   return new Map(
     [...item.attributes].map(([key, value]) => [
-      key,
+      `gkr:compat:hashed:${key}`,
       createHash("md5").update(value).digest("hex"),
     ]),
   );

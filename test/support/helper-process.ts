@@ -45,6 +45,8 @@ export interface HelperRunOptions {
   /** Bytes or text for stdin; omitted: stdin is the null device, as Terraform gives `get`. */
   readonly stdin?: string | Uint8Array;
   readonly timeoutMs?: number;
+  /** Keep stdin open after writing it, until the helper exits (a writer that never closes). */
+  readonly holdStdinOpen?: boolean;
   /** The working directory; omitted: the test's own. */
   readonly cwd?: string;
 }
@@ -87,8 +89,15 @@ function runHelperOnce(args: readonly string[], options: HelperRunOptions): Prom
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   if (options.stdin !== undefined && child.stdin) {
+    // As Terraform's writer: a helper that leaves before reading everything makes it fail
+    // with EPIPE, which is what stdinDrained reports.
     child.stdin.on("error", () => (stdinDrained = false));
-    child.stdin.end(options.stdin, () => (stdinDrained = true));
+    if (options.holdStdinOpen === true) {
+      child.stdin.write(options.stdin);
+      child.on("exit", () => child.stdin?.destroy());
+    } else {
+      child.stdin.end(options.stdin, () => (stdinDrained = true));
+    }
   }
   return new Promise((resolve, reject) => {
     child.on("error", reject);

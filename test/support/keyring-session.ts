@@ -21,6 +21,13 @@ export interface KeyringSession {
    * (SIGCONT ends that), SIGKILL one that dies.
    */
   signalService(signal: NodeJS.Signals): void;
+  /**
+   * Stops gnome-keyring and starts it again without `--unlock`, as after a reboot or in an
+   * SSH session: it loads the login keyring locked from disk, and reports the attributes of
+   * its items only hashed (`gkr:compat:hashed:*`). Resolves once the login collection is
+   * there, locked.
+   */
+  restartLocked?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -103,6 +110,26 @@ export async function startKeyringSession(
     },
     signalService(signal) {
       daemon?.kill(signal);
+    },
+    async restartLocked() {
+      if (daemon !== undefined) await stop(daemon);
+      await waitFor(
+        async () => !(await nameHasOwner(env, "org.freedesktop.secrets")),
+        "gnome-keyring to leave the bus",
+      );
+      daemon = spawn("gnome-keyring-daemon", ["--foreground", "--components=secrets"], {
+        env,
+        stdio: "ignore",
+      });
+      children.push(daemon);
+      await waitFor(
+        () => nameHasOwner(env, "org.freedesktop.secrets"),
+        "gnome-keyring to own org.freedesktop.secrets",
+      );
+      await waitFor(
+        async () => (await lockedProperty(env)).includes("boolean true"),
+        "the login collection to be loaded, locked",
+      );
     },
     close,
   };
@@ -216,15 +243,20 @@ export async function nameHasOwner(env: Record<string, string>, name: string): P
   return reply.includes("boolean true");
 }
 
+/** Whether the login collection is locked (or not there: no answer counts as locked). */
 async function collectionLocked(env: Record<string, string>): Promise<boolean> {
-  const reply = await dbusSend(env, [
+  return !(await lockedProperty(env)).includes("boolean false");
+}
+
+/** dbus-send's reply to Get(Locked) of the login collection; "" when there is none. */
+function lockedProperty(env: Record<string, string>): Promise<string> {
+  return dbusSend(env, [
     "--dest=org.freedesktop.secrets",
     "/org/freedesktop/secrets/collection/login",
     "org.freedesktop.DBus.Properties.Get",
     "string:org.freedesktop.Secret.Collection",
     "string:Locked",
   ]).catch(() => "");
-  return !reply.includes("boolean false");
 }
 
 export async function waitFor(

@@ -31,6 +31,16 @@ export function probeCredentialManagerNow(service: string, timeoutSeconds: numbe
   return probeCredentialManager(() => watchdog.guard(() => api.list()), service);
 }
 
+/**
+ * A guard for blocking reads of stdin (Windows reads a pipe with them: Bun's asynchronous
+ * stdin fails there), which no timer can interrupt: a read still waiting `timeoutSeconds`
+ * from now ends the process with `message` on stderr, and none starts after that.
+ */
+export function guardStdinReads(timeoutSeconds: number, message: string): <T>(read: () => T) => T {
+  const watchdog = startDeadlineWatchdog(callLimits(timeoutSeconds), message, WATCHDOG_WORKER);
+  return (read) => watchdog.guard(read);
+}
+
 /** What a call that does not return by the deadline ends the helper with. */
 export function deadlineMessage(timeoutSeconds: number): string {
   return `Windows Credential Manager did not answer within ${timeoutSeconds} s; try again, and if it keeps hanging, restart the computer (--timeout or TF_CREDENTIALS_KEYCHAIN_TIMEOUT sets the limit)`;

@@ -106,6 +106,16 @@ export function describeKeychainProblem(detail: string): string {
   ) {
     return `no Secret Service on the D-Bus session bus: start gnome-keyring, KWallet or KeePassXC; ${HEADLESS_ADVICE}`;
   }
+  // macOS: errSecInteractionNotAllowed (-25308), a locked keychain where no one can answer
+  // its prompt (SSH, a launchd job), and errSecAuthFailed (-25293), a prompt answered wrong
+  // or cancelled. Either is an error, never "no credentials": the entry may well be there.
+  if (
+    /interaction is not allowed|errSecInteractionNotAllowed|-25308|passphrase you entered is not correct|errSecAuthFailed|-25293/i.test(
+      detail,
+    )
+  ) {
+    return 'the keychain is locked and could not be unlocked here: unlock it ("security unlock-keychain" in a terminal, or Keychain Access) and try again';
+  }
   if (/locked|unlock|prompt/i.test(detail)) {
     return 'the keyring is locked: unlock it (Seahorse, or "gnome-keyring-daemon --unlock") and try again';
   }

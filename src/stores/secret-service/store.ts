@@ -12,11 +12,13 @@ import {
   SecretServiceApi,
   UnexpectedReply,
   canShowPrompt,
+  type EncryptedSecret,
   type OpenedSession,
   type PromptPolicy,
   type SearchResult,
 } from "./secret-service.ts";
 import { SessionError, startKeyExchange, type KeyExchange } from "./session.ts";
+import { searchUnlocked, type SearchScope } from "./locked.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -32,7 +34,7 @@ export interface SecretServiceStoreOptions {
   readonly service: string;
   readonly env: Env;
   readonly limits: CallLimits;
-  /** Tells the user, on stderr, about something done or found on the way (duplicates). */
+  /** Tells the user of get, on stderr, about something found on the way (duplicates). */
   warn(line: string): void;
 }
 
@@ -127,42 +129,50 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     last: boolean,
   ): Promise<string | undefined> => {
     const { api } = client;
-    const search = api.searchItems(ours(host));
-    // Only for a warning when nothing is found: the alias rides along in the first
-    // write, and whether it is locked is asked only then, off the path of a found item.
+    // Only for a warning when nothing is found: the alias rides along in the first write.
     const defaultCollection = api.readAlias("default");
     defaultCollection.catch(ignore);
     const session = client.session();
-    const { unlocked, locked } = await search;
-    const items = [...unlocked, ...locked];
+    // The secrets of what each search finds leave with its attribute calls.
+    let secrets: Promise<Map<string, EncryptedSecret>> | undefined;
+    // Only what get would read is unlocked: another program's locked item, whose
+    // attributes say so, is not ours to prompt for.
+    const { items, attributes } = await searchUnlocked(api, ours(host), {
+      unlockReadable: (item, found) =>
+        candidatesOf(found.items, found.attributes, service, host).includes(item),
+      answered: (found) =>
+        found.items.some(
+          (item, index) =>
+            !found.locked.has(item) && isOurs(found.attributes[index], service, host),
+        ),
+      searched(found) {
+        secrets =
+          found.length === 0
+            ? undefined
+            : session.then((opened) => {
+                const asked = api.getSecrets(found, opened.path);
+                // The key's arithmetic overlaps the round trip of the calls just sent.
+                opened.key().catch(ignore);
+                return asked;
+              });
+        secrets?.catch(ignore);
+      },
+    });
     if (items.length === 0) {
       // Absence is no error, but a person running get should learn why terraform login
-      // will fail, or why KeePassXC (which hides a locked database's items) found nothing.
-      const collection = await defaultCollection;
-      if (collection === undefined) {
+      // will fail.
+      if ((await defaultCollection) === undefined) {
         options.warn(
           'warning: the keyring has no default collection, so nothing can be stored in it; create one (a "login" keyring in Seahorse, a wallet in KWallet Manager, an exposed database in KeePassXC, or "gnome-keyring-daemon --unlock") before terraform login',
         );
-      } else if (await api.collectionLocked(collection)) {
-        options.warn("warning: the keyring is locked; unlock it to see what it holds");
       }
       return undefined;
     }
-    const attributes = Promise.all(items.map((item) => api.itemAttributes(item)));
-    attributes.catch(ignore);
-    if (locked.length > 0) {
-      // Only what get would read is unlocked: another program's locked item is not ours
-      // to prompt for.
-      const wanted = candidatesOf(items, await attributes, service, host);
-      const toUnlock = locked.filter((item) => wanted.includes(item));
-      if (toUnlock.length > 0) await api.unlock(toUnlock);
-    }
     const opened = await session;
-    const secrets = api.getSecrets(items, opened.path);
-    secrets.catch(ignore);
     const key = await opened.key();
-    const candidates = candidatesOf(items, await attributes, service, host);
-    const found = await secrets;
+    const candidates = candidatesOf(items, attributes, service, host);
+    const found = (await secrets) ?? new Map<string, EncryptedSecret>();
+    // gnome-keyring leaves out an item deleted since the search: search again.
     const missing = candidates.find((item) => !found.has(item));
     if (!last && missing !== undefined) throw new ItemGone(missing);
     const texts: string[] = [];
@@ -275,39 +285,37 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
       }
     },
 
+    // Silent however many it deletes: the protocol wants no output from a forget that worked.
+    // Every matching item is deleted, another program's too (the user asked for the host to
+    // be forgotten), so every one is unlocked first: a forget that could not look everywhere
+    // fails rather than claim success.
     async forget(host) {
-      const removed = await attempt("delete from", async (client) => {
+      await attempt("delete from", async (client) => {
         const { api } = client;
         // Forgets of one host take turns with each other and with stores: KeePassXC 2.7.4
         // crashes on about ten deletes at once.
-        const { unlocked, locked } = await client.searchInTurn(turnOf(host), ours(host));
-        if (locked.length > 0) await api.unlock(locked);
-        const deleted = await Promise.all(
-          [...unlocked, ...locked].map((item) => deleteIfThere(api, item)),
-        );
+        await client.takeTurn(turnOf(host));
+        await searchAgainWhileGone(async () => {
+          const { items } = await searchUnlocked(api, ours(host), EVERYTHING);
+          await Promise.all(items.map((item) => deleteIfThere(api, item)));
+        });
         client.endTurn();
-        return deleted.filter(Boolean).length;
       });
-      if (removed > 1) options.warn(`removed ${removed} keychain items that matched ${host}`);
     },
 
     async list() {
       return attempt("list the entries of", async ({ api }) => {
-        const { unlocked, locked } = await api.searchItems({ service });
+        // Only the attributes are read: a locked item that shows them plainly stays locked.
+        const { attributes } = await searchAgainWhileGone(() =>
+          searchUnlocked(api, { service }, { unlockReadable: () => false, answered: () => false }),
+        );
         const hosts = new Set<Hostname>();
-        // A few hundred reads in flight at a time, not one per item at once: 60,000 items
-        // took 270 MB with every call and reply held together.
-        await forEachLimited([...unlocked, ...locked], LIST_WIDTH, async (item) => {
-          const found = await api.itemAttributes(item).catch((error: unknown) => {
-            // Deleted since the search: not an entry any more.
-            if (error instanceof ItemGone) return undefined;
-            throw error;
-          });
+        for (const found of attributes) {
           // Ours are stored in normalized form; anything else under the same service name was
           // written by another program, and get/forget could not reach it by that name.
-          const host = canonicalHostname(found?.get("username") ?? "");
+          const host = canonicalHostname(found.get("username") ?? "");
           if (host !== undefined) hosts.add(host);
-        });
+        }
         return [...hosts].sort();
       });
     },
@@ -318,6 +326,9 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     },
   } satisfies SecretServiceStore;
 }
+
+/** Unlocks every locked item found and every locked collection. */
+const EVERYTHING: SearchScope = { unlockReadable: () => true, answered: () => false };
 
 /** One connection with its API and, once asked for, its encrypted session. */
 class Client {
@@ -473,22 +484,6 @@ async function searchAgainWhileGone<T>(
       if (last || !(error instanceof ItemGone)) throw error;
     }
   }
-}
-
-/** How many attribute reads list keeps in flight. */
-const LIST_WIDTH = 256;
-
-/** Runs `use` on every item, at most `width` at a time; rejects with the first failure. */
-async function forEachLimited<T>(
-  items: readonly T[],
-  width: number,
-  use: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await use(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
 }
 
 /** Deletes `item`; false when it was already gone (another forget got there first). */

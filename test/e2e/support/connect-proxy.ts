@@ -12,11 +12,15 @@ export interface ConnectProxy extends AsyncDisposable {
 }
 
 /**
- * An HTTP CONNECT proxy on 127.0.0.1 that tunnels every `NAME:443` to `127.0.0.1:port`: with
- * `HTTPS_PROXY` it lets Terraform reach the fixture under hostnames without a port (which
- * `TF_TOKEN_` variables need) and without touching /etc/hosts or DNS. Anything else is refused.
+ * An HTTP CONNECT proxy on 127.0.0.1 that tunnels every `NAME:443` to `127.0.0.1:port` (or to
+ * the port `routes` gives NAME): with `HTTPS_PROXY` it lets Terraform reach the fixture under
+ * hostnames without a port (which `TF_TOKEN_` variables need) and without touching /etc/hosts
+ * or DNS. Anything else is refused.
  */
-export async function startConnectProxy(port: number): Promise<ConnectProxy> {
+export async function startConnectProxy(
+  port: number,
+  routes: Readonly<Record<string, number>> = {},
+): Promise<ConnectProxy> {
   const targets: string[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((_request, response) => {
@@ -32,7 +36,7 @@ export async function startConnectProxy(port: number): Promise<ConnectProxy> {
       client.end("HTTP/1.1 403 Forbidden\r\n\r\n");
       return;
     }
-    const upstream = connect(port, "127.0.0.1", () => {
+    const upstream = connect(routes[target.slice(0, -":443".length)] ?? port, "127.0.0.1", () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       upstream.write(head);
       upstream.pipe(client);

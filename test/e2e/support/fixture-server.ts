@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:https";
@@ -27,6 +27,11 @@ export interface FixtureServerOptions {
    * only its own token instead of `token`; the certificate is valid for them too.
    */
   readonly tokensByHost?: Readonly<Record<string, string>>;
+  /**
+   * The discovery document a named host (one of `tokensByHost`) serves instead of the default
+   * one; relative URLs resolve against it.
+   */
+  readonly discoveryByHost?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Directory under which the server's private temp dir is made; default `os.tmpdir()`. */
   readonly tmpRoot?: string;
 }
@@ -63,6 +68,11 @@ export interface RecordedRequest {
   readonly status: number;
   /** The Host header without its port, lowercased. */
   readonly host: string;
+  /**
+   * SHA-256 (hex) of the Authorization header, when there was one: a test can tell which
+   * token reached which host without the server keeping any token.
+   */
+  readonly authorizationSha256?: string;
 }
 
 /** The tiny module served by the fixture's module registry. */
@@ -173,6 +183,7 @@ export async function startFixtureServer(options: FixtureServerOptions): Promise
     const state: ServerState = {
       token: options.token,
       tokensByHost: new Map(Object.entries(options.tokensByHost ?? {})),
+      discoveryByHost: new Map(Object.entries(options.discoveryByHost ?? {})),
       requests: [],
       archives: new Map(),
       archivePrefix: `/archives/${randomBytes(16).toString("hex")}/`,
@@ -198,6 +209,7 @@ export async function startFixtureServer(options: FixtureServerOptions): Promise
 interface ServerState {
   token: string;
   readonly tokensByHost: ReadonlyMap<string, string>;
+  readonly discoveryByHost: ReadonlyMap<string, Readonly<Record<string, string>>>;
   readonly requests: RecordedRequest[];
   /** Package bodies by full URL path. */
   readonly archives: Map<string, Buffer>;
@@ -334,7 +346,7 @@ function handle(state: ServerState, request: IncomingMessage, response: ServerRe
     request.headers.authorization,
     state.tokensByHost.get(named) ?? state.token,
   );
-  const route = method === "GET" || method === "HEAD" ? routeFor(state, path) : undefined;
+  const route = method === "GET" || method === "HEAD" ? routeFor(state, path, named) : undefined;
   let reply: Reply;
   if (route === undefined) reply = { status: method === "GET" || method === "HEAD" ? 404 : 405 };
   else if (route.needsAuth && auth !== "valid") reply = unauthorized();
@@ -346,6 +358,13 @@ function handle(state: ServerState, request: IncomingMessage, response: ServerRe
     auth,
     status: reply.status,
     host: named,
+    ...(request.headers.authorization === undefined
+      ? {}
+      : {
+          authorizationSha256: createHash("sha256")
+            .update(request.headers.authorization)
+            .digest("hex"),
+        }),
   });
   send(response, reply);
 }
@@ -365,9 +384,10 @@ function guarded(kind: RouteKind, reply: () => Reply): Route {
   return { kind, needsAuth: true, reply };
 }
 
-function routeFor(state: ServerState, path: string): Route | undefined {
+function routeFor(state: ServerState, path: string, named: string): Route | undefined {
   if (path === "/.well-known/terraform.json") {
-    return open("discovery", () => ({ status: 200, json: discovery() }));
+    const json = state.discoveryByHost.get(named) ?? discovery();
+    return open("discovery", () => ({ status: 200, json }));
   }
   if (path.startsWith(MODULES_BASE)) return moduleRoute(state, path.slice(MODULES_BASE.length));
   if (path.startsWith(TFE_BASE)) return tfeRoute(path.slice(TFE_BASE.length));

@@ -75,26 +75,47 @@ test("refuses input one byte above the cap", async () => {
     assert.ok(error instanceof CliError);
     assert.equal(
       error.message,
-      `${SOURCE} is larger than 10 bytes, where a credentials object takes a few hundred: nothing was stored.`,
+      `${SOURCE} is larger than 10 bytes, where a credentials object takes a few hundred: nothing was stored`,
     );
     return true;
   });
 });
 
-test("an endless input is refused as soon as it passes the cap, not read forever", async () => {
-  let yielded = 0;
-  async function* endless(): AsyncGenerator<Uint8Array> {
-    for (;;) {
-      yielded++;
-      yield utf8("SECRET-abc123 ");
-    }
-  }
-  await assert.rejects(readInput(endless(), limits(100)), (error: unknown) => {
+test("input past the cap is read to EOF, dropped, and refused only then", async () => {
+  const chunks = Array.from({ length: 200 }, () => utf8("SECRET-abc123 "));
+  const { input, state } = recordingInput(chunks);
+  await assert.rejects(readInput(input, limits(100)), (error: unknown) => {
     assert.ok(error instanceof CliError);
     assert.ok(!error.message.includes("SECRET"), error.message);
+    assert.match(error.message, /is larger than 100 bytes/);
     return true;
   });
-  assert.equal(yielded, 8, "100 bytes of 14-byte chunks: the eighth passes the cap");
+  assert.equal(state.yielded, 200);
+  assert.equal(state.exhausted, true, "stopping at the cap would break the writer's pipe");
+});
+
+/** An input that never ends; each chunk comes in a later turn of the event loop, as a pipe's. */
+function endlessInput(text: string) {
+  const state = { yielded: 0 };
+  async function* generate(): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      await new Promise((resolve) => setImmediate(resolve));
+      state.yielded++;
+      yield utf8(text);
+    }
+  }
+  return { input: generate(), state };
+}
+
+test("an endless input is read on past the cap and refused at the deadline", async () => {
+  const { input, state } = endlessInput("SECRET-abc123 ");
+  await assert.rejects(
+    readInput(input, limits(100, 0.2)),
+    new CliError(
+      `${SOURCE} did not end within 0.2 s (Terraform closes it after the object): nothing was stored`,
+    ),
+  );
+  assert.ok(state.yielded > 8, `read only ${state.yielded} chunks`);
 });
 
 test("an input that never ends is refused at the deadline", async () => {
@@ -109,16 +130,16 @@ test("an input that never ends is refused at the deadline", async () => {
   );
 });
 
-test("drainInput stops at the cap too", async () => {
-  let yielded = 0;
-  async function* endless(): AsyncGenerator<Uint8Array> {
-    for (;;) {
-      yielded++;
-      yield utf8("0123456789");
-    }
-  }
-  await drainInput(endless(), limits(100));
-  assert.equal(yielded, 11);
+test("drainInput reads past the cap to EOF", async () => {
+  const { input, state } = recordingInput(Array.from({ length: 50 }, () => utf8("0123456789")));
+  await drainInput(input, limits(100));
+  assert.equal(state.exhausted, true);
+});
+
+test("drainInput of an endless input ends at the deadline", async () => {
+  const { input, state } = endlessInput("0123456789");
+  await drainInput(input, limits(100, 0.1));
+  assert.ok(state.yielded > 11, `read only ${state.yielded} chunks`);
 });
 
 test("counts the cap in bytes, not characters", async () => {

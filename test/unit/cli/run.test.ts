@@ -146,6 +146,29 @@ describe("get", () => {
 });
 
 describe("store", () => {
+  for (const [what, argv] of [
+    ["a store", ["--timeout", "7", "store", HOST]],
+    ["a store refused before reading (a bad hostname)", ["--timeout", "7", "store", "bad host"]],
+  ] as const) {
+    test(`${what} hands the deadline to blocking reads (Windows)`, async () => {
+      const h = createHarness();
+      const bounds: Array<[number, string]> = [];
+      const outcome = await h.invoke(argv, {
+        stdin: TOKEN_OBJECT,
+        boundStdin: async (seconds, message) => {
+          bounds.push([seconds, message]);
+        },
+      });
+      assert.equal(outcome.io.stdinDrained, true);
+      assert.deepEqual(bounds, [
+        [
+          7,
+          "the credentials object on stdin did not end within 7 s (Terraform closes it after the object): nothing was stored",
+        ],
+      ]);
+    });
+  }
+
   test("with a valid object prints nothing, exits 0, and reads stdin to EOF", async () => {
     const h = createHarness();
     const outcome = await h.invoke(["store", HOST], { stdin: inChunks(`${TOKEN_OBJECT}\n`, 3) });
@@ -178,10 +201,10 @@ describe("store", () => {
     assertFailure(
       outcome,
       ExitCode.Failure,
-      `the credentials object on stdin is larger than ${MAX_CREDENTIALS_BYTES} bytes, where a credentials object takes a few hundred: nothing was stored.\n`,
+      `the credentials object on stdin is larger than ${MAX_CREDENTIALS_BYTES} bytes, where a credentials object takes a few hundred: nothing was stored\n`,
     );
-    // Reading stops just past the cap: an endless pipe is refused, not read forever.
-    assert.equal(outcome.io.stdinDrained, false);
+    // Read to EOF all the same: the protocol asks it of every refusal.
+    assert.equal(outcome.io.stdinDrained, true);
     assert.equal(h.storeFor(DEFAULT_SERVICE).entries.get(HOST), '{"token":"earlier"}');
   });
 

@@ -78,6 +78,18 @@ describe("the test reporter of npm test", () => {
     assert.equal(run.failures, "");
   });
 
+  test("each conformance group (a top-level suite of that name) is a line of its own before its file's", () => {
+    const run = runFiles({
+      "conformance.test.mjs": `${HEADER}describe("conformance: pass › get", () => {\n  test("a", () => {});\n  test("b", () => {});\n});\ndescribe("conformance: pass › forget", () => {\n  test("c", () => assert.equal(1, 2));\n});\ndescribe("other", () => {\n  test("d", () => {});\n});\n`,
+    });
+    const lines = run.stdout.split("\n").filter((line) => /^( {2}ok|FAIL) /.test(line));
+    assert.deepEqual(lines, [
+      "  ok  conformance: pass › get  2 passed",
+      "FAIL  conformance: pass › forget  0 passed, 1 failed",
+      "FAIL  conformance.test.mjs  3 passed, 1 failed",
+    ]);
+  });
+
   test("a failed test is printed in full: its suite and name, its place and the diff", () => {
     const run = runFiles({
       "bad.test.mjs": `${HEADER}describe("a suite", () => {\n  test("compares", async () => {\n    await null;\n    assert.deepEqual({ token: "one" }, { token: "two" });\n  });\n  test("passes", () => {});\n});\n`,

@@ -279,6 +279,42 @@ describe("createKeychainStore", () => {
     });
   }
 
+  // What the binding gives for macOS's errSecInteractionNotAllowed and errSecAuthFailed
+  // (keyring-rs wraps the Security framework's own message).
+  for (const [what, detail] of [
+    [
+      "errSecInteractionNotAllowed",
+      "Platform secure storage failure: User interaction is not allowed.",
+    ],
+    [
+      "errSecAuthFailed",
+      "Platform secure storage failure: The user name or passphrase you entered is not correct.",
+    ],
+    ["a bare OSStatus -25308", "Couldn't access platform secure storage: OSStatus -25308"],
+  ] as const) {
+    for (const [verb, operation, call] of [
+      ["get", "getSecret", (s: ReturnType<typeof createKeychainStore>) => s.get(HOST)],
+      ["forget", "deleteCredential", (s: ReturnType<typeof createKeychainStore>) => s.forget(HOST)],
+    ] as const) {
+      test(`macOS ${what} in ${verb} is an error that says the keychain is locked, never {}`, async () => {
+        const { binding, state } = createFakeKeyring();
+        state.failure = { in: operation, error: new Error(detail) };
+        await assert.rejects(
+          call(createKeychainStore(binding, SERVICE, "darwin")),
+          (error: unknown) => {
+            assert.ok(error instanceof CliError);
+            assert.match(
+              error.message,
+              /: the keychain is locked and could not be unlocked here: unlock it/,
+            );
+            assert.ok(!/Seahorse|D-Bus/.test(error.message), error.message);
+            return true;
+          },
+        );
+      });
+    }
+  }
+
   test("a missing session bus while reading gives the --backend pass advice", async () => {
     const { binding, state } = createFakeKeyring();
     state.failure = { in: "getSecret", error: new Error(NO_BUS) };

@@ -1,0 +1,138 @@
+import process from "node:process";
+import { oneLine } from "../quote.ts";
+
+/** One GET, with every network decision already made by the caller. */
+export interface HttpsRequest {
+  readonly url: URL;
+  /** The `Authorization` header, when the request carries one. */
+  readonly authorization?: string;
+  /** The proxy to tunnel through; absent: a direct connection, whatever the environment says. */
+  readonly proxy?: URL;
+  /** PEM certificates to trust instead of the runtime's own roots; absent: the runtime's. */
+  readonly trusted?: readonly string[];
+  readonly signal: AbortSignal;
+}
+
+/** What came back: redirects are returned, never followed. */
+export interface HttpsAnswer {
+  readonly status: number;
+  readonly contentType: string | undefined;
+  readonly location: string | undefined;
+  /** At most the first MiB of the body (svchost reads no more of a discovery document). */
+  readonly body: string;
+}
+
+/**
+ * Sends one HTTPS GET. Rejects with an `Error` whose message names what failed, in one line
+ * (`DNS: …`, `TLS: …`, `connection refused`, `the proxy refused …`), or with the signal's
+ * reason once it is aborted.
+ */
+export type HttpsGet = (request: HttpsRequest) => Promise<HttpsAnswer>;
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Bun reads these at each `fetch()` call, synchronously, and applies its own rules (it
+ * proxies loopback addresses, and NO_PROXY overrides even an explicit `proxy`): they are
+ * hidden for the call, so that only the proxy the caller chose by Go's rules is used.
+ */
+const PROXY_VARIABLES = [
+  "HTTPS_PROXY",
+  "https_proxy",
+  "HTTP_PROXY",
+  "http_proxy",
+  "ALL_PROXY",
+  "all_proxy",
+  "NO_PROXY",
+  "no_proxy",
+];
+
+interface BunRequestInit extends RequestInit {
+  proxy?: string;
+  tls?: { ca?: string[] };
+}
+
+/**
+ * The runtime's `fetch` with an explicit proxy and trusted roots. Only Bun's `fetch` takes
+ * both: from source under Node, every request fails and says so.
+ */
+export const httpsGet: HttpsGet = async (request) => {
+  if ((globalThis as { Bun?: unknown }).Bun === undefined)
+    throw new Error(
+      "only the built executable checks tokens: Node's fetch cannot use Terraform's proxy and CA settings",
+    );
+  const init: BunRequestInit = {
+    redirect: "manual",
+    signal: request.signal,
+    headers: request.authorization === undefined ? {} : { authorization: request.authorization },
+    ...(request.proxy === undefined ? {} : { proxy: request.proxy.href }),
+    ...(request.trusted === undefined ? {} : { tls: { ca: [...request.trusted] } }),
+  };
+  const saved = PROXY_VARIABLES.map((name) => [name, process.env[name]] as const);
+  let pending: Promise<Response>;
+  try {
+    for (const [name] of saved) Reflect.deleteProperty(process.env, name);
+    pending = fetch(request.url, init);
+  } finally {
+    for (const [name, value] of saved) if (value !== undefined) process.env[name] = value;
+  }
+  let response: Response;
+  try {
+    response = await pending;
+  } catch (error) {
+    if (request.signal.aborted) throw request.signal.reason;
+    throw new Error(failure(error, request), { cause: error });
+  }
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type") ?? undefined,
+    location: response.headers.get("location") ?? undefined,
+    body: await limitedText(response),
+  };
+};
+
+async function limitedText(response: Response): Promise<string> {
+  const reader: ReadableStreamDefaultReader<Uint8Array> | undefined = response.body?.getReader();
+  if (reader === undefined) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    if (size >= MAX_BODY_BYTES) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString("utf8");
+}
+
+/** Bun's error codes for a certificate that does not verify, in words. */
+const TLS_WORDS: Readonly<Record<string, string>> = {
+  ERR_TLS_CERT_ALTNAME_INVALID: "the certificate is not valid for this name",
+  CERT_HAS_EXPIRED: "the certificate has expired",
+  CERT_NOT_YET_VALID: "the certificate is not valid yet",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the certificate is not signed by a trusted CA",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the certificate is not signed by a trusted CA",
+  UNABLE_TO_GET_ISSUER_CERT: "the certificate is not signed by a trusted CA",
+  SELF_SIGNED_CERT_IN_CHAIN: "the certificate is not signed by a trusted CA",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the certificate is self-signed",
+};
+
+function failure(error: unknown, request: HttpsRequest): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = oneLine(error instanceof Error ? error.message : String(error), 200);
+  const host = request.proxy?.hostname ?? request.url.hostname;
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NONAME")
+    return `DNS: ${host} not found (${code})`;
+  if (code === "ECONNREFUSED") return `connection to ${host} refused`;
+  if (code === "ECONNRESET") return `connection to ${host} reset`;
+  if (code === "ERR_PROXY_TUNNEL") return `the proxy refused the tunnel: ${message}`;
+  if (typeof code === "string" && code in TLS_WORDS)
+    return `TLS: ${TLS_WORDS[code] ?? code} (${code})`;
+  if (typeof code === "string" && /CERT|TLS|SSL|SIGNATURE|ISSUER/.test(code))
+    return `TLS: ${message} (${code})`;
+  return typeof code === "string" ? `${message} (${code})` : message;
+}

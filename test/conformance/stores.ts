@@ -1,0 +1,166 @@
+/**
+ * The stores CI starts for the conformance table, each with what it can show. Where one
+ * lacks a capability, the reason is here, beside it.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import path from "node:path";
+import { assertSilentSuccess, type ProtocolBackend } from "../support/protocol-suite.ts";
+import type { KeyringSession } from "../support/keyring-session.ts";
+import { startKeyringSession } from "../support/keyring-session.ts";
+import { startKeePassXcSession } from "../support/keepassxc-session.ts";
+import { startKWalletSession } from "../support/kwallet-session.ts";
+import { startPassSession } from "../support/pass-session.ts";
+import { addItem } from "../support/secret-service-items.ts";
+import { startWinePrefix } from "../support/wine-prefix.ts";
+import type { ConformanceStore, StoreUnderTest } from "./harness.ts";
+import type { Capability } from "./rules.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+/**
+ * A Secret Service provider in private D-Bus sessions: one for the table, and one that
+ * `lock` locks, for the rows that meet it locked. It shows every capability.
+ */
+function secretServiceStore(
+  name: string,
+  startSession: () => Promise<KeyringSession>,
+  lock: (session: KeyringSession) => Promise<void>,
+): ConformanceStore {
+  const backendOf = (session: KeyringSession): ProtocolBackend => ({
+    env: session.env,
+    args: [],
+    close: () => session.close(),
+  });
+  return {
+    name,
+    capabilities: new Set<Capability>([
+      "locked-get",
+      "locked-forget",
+      "locked-search",
+      "unreachable",
+      "foreign-items",
+      "bounded-stdin",
+    ]),
+    async start(): Promise<StoreUnderTest> {
+      const session = await startSession();
+      return {
+        ...backendOf(session),
+        // A bus address where no bus listens.
+        unreachableEnv: {
+          ...session.env,
+          DBUS_SESSION_BUS_ADDRESS: `unix:path=${session.home}/no-bus-here`,
+        },
+        addForeignItem: (host, secret) =>
+          addItem(
+            session.env,
+            { service: "terraform-credentials", username: host, origin: "another program" },
+            secret,
+          ),
+        async startLocked(_host, _object, store) {
+          const lockedSession = await startSession();
+          try {
+            assertSilentSuccess(await store(backendOf(lockedSession)));
+            await lock(lockedSession);
+            return backendOf(lockedSession);
+          } catch (error) {
+            await lockedSession.close();
+            throw error;
+          }
+        },
+      };
+    },
+  };
+}
+
+/** gnome-keyring, locked as after a reboot: restarted without --unlock, loaded from disk. */
+export const GNOME_KEYRING = secretServiceStore(
+  "gnome-keyring",
+  () => startKeyringSession(),
+  async (session) => {
+    if (session.restartLocked === undefined) throw new Error("no restartLocked");
+    await session.restartLocked();
+  },
+);
+
+/** KeePassXC, its database locked (which hides its items from a search). */
+export const KEEPASSXC = secretServiceStore(
+  "KeePassXC",
+  () => startKeePassXcSession(),
+  (session) => session.lockCollection(),
+);
+
+/** KWallet, its wallet closed. */
+export const KWALLET = secretServiceStore(
+  "KWallet",
+  () => startKWalletSession(),
+  (session) => session.lockCollection(),
+);
+
+/**
+ * pass with real gpg. Locked: a key whose passphrase no agent holds, so nothing decrypts.
+ * Not "locked-forget": deleting an entry's file needs no key, so forget succeeds there for
+ * certain. Not "locked-search": whether an entry is there is a file's existence, which a
+ * key without its passphrase does not hide. Not "foreign-items": an entry is one file per host, no other program's beside it.
+ */
+export const PASS: ConformanceStore = {
+  name: "pass",
+  capabilities: new Set<Capability>(["locked-get", "unreachable", "bounded-stdin"]),
+  async start(): Promise<StoreUnderTest> {
+    const session = await startPassSession();
+    const args = ["--backend", "pass"];
+    return {
+      env: session.env,
+      args,
+      close: () => session.close(),
+      // No pass (nor gpg) on PATH.
+      unreachableEnv: { ...session.env, PATH: `${session.home}/no-programs-here` },
+      async startLocked(host, object) {
+        const locked = await startPassSession({ passphrase: "not cached anywhere" });
+        try {
+          // Written by pass itself: store refuses a key it could not read back. Encrypting
+          // needs only the public key, so pass alone stores it, and a get cannot decrypt it.
+          const inserted = spawnSync(
+            "pass",
+            [
+              "insert",
+              "--multiline",
+              "--force",
+              `terraform-credentials/terraform-credentials/${host}`,
+            ],
+            { env: locked.env, input: `${object}\n`, encoding: "utf8", timeout: 30_000 },
+          );
+          if (inserted.status !== 0) throw new Error(`pass insert failed: ${inserted.stderr}`);
+          return { env: locked.env, args, close: () => locked.close() };
+        } catch (error) {
+          await locked.close();
+          throw error;
+        }
+      },
+    };
+  },
+};
+
+/**
+ * The win-x64 build under Wine, against Wine's Credential Manager. Of the locked and
+ * unreachable states and other programs' entries it shows none: Credential Manager keeps a
+ * user's generic credentials open while the user is logged in (no locked state), is part of
+ * Windows (never out of reach), and keeps one entry per target name (none beside ours).
+ */
+export const WINDOWS_UNDER_WINE: ConformanceStore = {
+  name: "Windows Credential Manager (win-x64 under Wine)",
+  capabilities: new Set<Capability>(["bounded-stdin"]),
+  async start(): Promise<StoreUnderTest> {
+    // Built here, as the host's build is by scripts/test.sh: a stale binary proves nothing.
+    execFileSync("npx", ["tsx", "scripts/build.ts", "--target", "win-x64"], {
+      cwd: ROOT,
+      stdio: "pipe",
+    });
+    const wine = await startWinePrefix();
+    return {
+      env: wine.env,
+      args: [],
+      command: wine.command(path.join(ROOT, "dist/win-x64/terraform-credentials-keychain.exe")),
+      close: () => wine.close(),
+    };
+  },
+};

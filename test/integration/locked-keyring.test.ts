@@ -1,0 +1,115 @@
+/**
+ * gnome-keyring loaded locked from disk, as after a reboot, in an SSH session or after the
+ * daemon was restarted: it reports a locked item's attributes only hashed
+ * (`gkr:compat:hashed:*`), which once made get answer {} (not logged in) and list nothing.
+ * A locked keyring is unlocked the way secret-tool does (Unlock and its prompt) where a
+ * prompt can be shown, and is an error where it cannot.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { after, before, describe, test } from "node:test";
+import { runHelper } from "../support/helper-process.ts";
+import { linuxOnly } from "../support/keychain-backends.ts";
+import { startKeyringSession, type KeyringSession } from "../support/keyring-session.ts";
+import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
+import { countItems } from "../support/secret-service-items.ts";
+
+const HOST = "locked-from-disk.example.com";
+const OURS = { service: "terraform-credentials", username: HOST };
+
+describe("gnome-keyring loaded locked from disk", { skip: linuxOnly("gnome-keyring") }, () => {
+  let session: KeyringSession;
+  before(async () => {
+    session = await startKeyringSession();
+    assertSilentSuccess(
+      await runHelper(["store", HOST], { env: session.env, stdin: '{"token":"SECRET-disk"}' }),
+    );
+    await session.restartLocked!();
+  });
+  after(async () => {
+    await session.close();
+  });
+
+  const calls = [["get", HOST], ["get", "never-stored.example.com"], ["list"], ["forget", HOST]];
+  for (const args of calls) {
+    test(`no display: ${args.join(" ")} fails in one line that says the keyring is locked`, async () => {
+      const result = await runHelper(args, { env: session.env });
+      assertOneLineFailure(result);
+      assert.match(result.stderr, /the keyring is locked, and no unlock prompt can be shown here/);
+      assert.doesNotMatch(result.stderr, /SECRET/);
+    });
+  }
+
+  test("no display: the item is still there after all of them", async () => {
+    assert.equal(await countItems(session.env, OURS), 1);
+  });
+
+  test("with a display: get calls Unlock and follows its prompt, and fails when it is dismissed", async () => {
+    const monitor = await monitorBus(session.env);
+    try {
+      // A display no one can open: gnome-keyring's prompter fails, and the prompt completes
+      // as dismissed, as when the person at the desktop says no.
+      const result = await runHelper(["get", HOST], {
+        env: { ...session.env, DISPLAY: ":9999" },
+        timeoutMs: 60_000,
+      });
+      assertOneLineFailure(result);
+      assert.match(result.stderr, /the keyring is locked, and its unlock prompt was dismissed/);
+      const seen = await monitor.until(/member=Completed/);
+      const unlock =
+        /method call .* path=\/org\/freedesktop\/secrets; interface=org\.freedesktop\.Secret\.Service; member=Unlock/;
+      assert.match(seen, unlock);
+      const prompt =
+        /^method call .* path=(\/org\/freedesktop\/secrets\/prompt\/\S+); interface=org\.freedesktop\.Secret\.Prompt; member=Prompt$/m.exec(
+          seen,
+        );
+      assert.ok(prompt, `no Prompt call in:\n${seen}`);
+      assert.match(
+        seen,
+        new RegExp(
+          `signal .* path=${prompt[1]}; interface=org\\.freedesktop\\.Secret\\.Prompt; member=Completed`,
+        ),
+      );
+    } finally {
+      monitor.stop();
+    }
+  });
+});
+
+/**
+ * dbus-monitor on the session's bus, watching the Secret Service's Unlock and its prompts;
+ * resolves once it is listening.
+ */
+async function monitorBus(env: Record<string, string>) {
+  const child = spawn(
+    "dbus-monitor",
+    [
+      "--address",
+      env.DBUS_SESSION_BUS_ADDRESS!,
+      "type='method_call',interface='org.freedesktop.Secret.Service',member='Unlock'",
+      "type='method_call',interface='org.freedesktop.Secret.Prompt'",
+      "type='signal',interface='org.freedesktop.Secret.Prompt'",
+    ],
+    { env, stdio: ["ignore", "pipe", "ignore"] },
+  );
+  let text = "";
+  const waiters: Array<() => void> = [];
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    text += chunk;
+    for (const wake of waiters.splice(0)) wake();
+  });
+  const until = async (pattern: RegExp) => {
+    const deadline = Date.now() + 20_000;
+    while (!pattern.test(text)) {
+      if (Date.now() > deadline) throw new Error(`dbus-monitor never saw ${pattern}:\n${text}`);
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        setTimeout(resolve, 1000);
+      });
+    }
+    return text;
+  };
+  // It says it is listening with the bus's NameAcquired signal to it.
+  await until(/member=NameAcquired/);
+  return { until, stop: () => child.kill() };
+}
