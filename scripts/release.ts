@@ -10,7 +10,18 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { packageVersion, ROOT } from "./packages.ts";
@@ -22,6 +33,8 @@ import type { ReleaseArchive } from "./channels.ts";
 import { writeChannels } from "./write-channels.ts";
 
 const root = ROOT;
+/** Lists what a release wrote into its --out directory. */
+const OWN_FILES = ".release-files";
 const { values } = parseArgs({
   options: {
     target: { type: "string", multiple: true },
@@ -42,7 +55,14 @@ const targets = (values.target ?? [...TARGET_NAMES])
   .sort((a, b) => Number(b === hostTarget()) - Number(a === hostTarget()));
 const version = packageVersion(root);
 const out = path.resolve(values.out ?? path.join(root, "release"));
-rmSync(out, { recursive: true, force: true });
+// Before anything is built (a full release takes minutes): the tools the archives need.
+const missing = missingTools(targets);
+if (missing.length > 0) {
+  refuse(
+    `release: ${missing.map(({ tool }) => tool).join(", ")} not found on PATH: sudo apt-get install ${[...new Set(missing.map(({ apt }) => apt))].join(" ")}`,
+  );
+}
+clearOwnFiles(out, values.out === undefined);
 mkdirSync(out, { recursive: true });
 
 const readme = archiveReadme(
@@ -86,6 +106,9 @@ writeChannels(out, {
     path.join(root, "dist", target, `terraform-credentials-keychain${TARGETS[target].exeSuffix}`),
   baseUrl: values["release-url"] ?? releaseUrl(version),
 });
+// What this run wrote, so that the next one replaces it and nothing else.
+const written = readdirSync(out).filter((name) => name !== OWN_FILES);
+writeFileSync(path.join(out, OWN_FILES), `${written.join("\n")}\n`);
 
 function tarXz(dir: string, files: string[]): string {
   const archive = `${dir}.tar.xz`;
@@ -107,4 +130,72 @@ function zip(dir: string, files: string[]): string {
     throw new Error(`zip failed (apt-get install zip advancecomp): ${(error as Error).message}`);
   }
   return archive;
+}
+
+function refuse(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
+/**
+ * Makes room in `dir` for a release: release/ (the default) is the project's own and is
+ * emptied; another directory must be new, empty, or one a release wrote before, and then
+ * only what that release listed goes (another file in it stays).
+ */
+function clearOwnFiles(dir: string, isDefault: boolean): void {
+  if (!existsSync(dir)) return;
+  if (isDefault) {
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch (error) {
+    refuse(`release: --out ${dir} is not a directory it can use (${(error as Error).message})`);
+  }
+  if (entries.length === 0) return;
+  if (!entries.includes(OWN_FILES)) {
+    refuse(
+      `release: --out ${dir} is not empty and no release wrote it: choose a new or empty directory (nothing was changed)`,
+    );
+  }
+  const own = readFileSync(path.join(dir, OWN_FILES), "utf8")
+    .split("\n")
+    .filter((name) => name !== "" && !name.includes("/") && name !== "." && name !== "..");
+  for (const name of [...own, OWN_FILES])
+    rmSync(path.join(dir, name), { recursive: true, force: true });
+}
+
+/** The programs the archives of `targets` need that PATH does not have, with their apt package. */
+function missingTools(names: readonly string[]): { tool: string; apt: string }[] {
+  const oses = new Set(
+    names.map((name) => (TARGETS as Readonly<Record<string, Target | undefined>>)[name]?.os),
+  );
+  const needed = [
+    ...([...oses].some((os) => os !== undefined && os !== "win32")
+      ? [
+          { tool: "tar", apt: "tar" },
+          { tool: "xz", apt: "xz-utils" },
+        ]
+      : []),
+    ...(oses.has("win32")
+      ? [
+          { tool: "zip", apt: "zip" },
+          { tool: "advzip", apt: "advancecomp" },
+        ]
+      : []),
+  ];
+  const dirs = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => dir !== "");
+  return needed.filter(
+    ({ tool }) =>
+      !dirs.some((dir) => {
+        try {
+          accessSync(path.join(dir, tool), constants.X_OK);
+          return true;
+        } catch {
+          return false;
+        }
+      }),
+  );
 }

@@ -23,10 +23,17 @@ echo "npm run setup: npm ci, build, then install the helper for $(id -un): it ad
 npm ci --no-audit --no-fund --loglevel=error
 npm run --silent build
 echo "== the plan"
-if ! "${helper[@]}" install --dry-run ${install_options[@]+"${install_options[@]}"}; then
-  echo "npm run setup: nothing was changed; install's options go after --: npm run setup -- --force" >&2
+# install's refusal on stderr is passed on; a refusal that --force would overcome gets the
+# command that adds --force to everything the person gave, so no option of theirs is lost.
+if ! { refusal=$("${helper[@]}" install --dry-run ${install_options[@]+"${install_options[@]}"} 2>&1 >&3); } 3>&1; then
+  printf '%s\n' "$refusal" >&2
+  if [[ "$refusal" == *--force* && " ${install_options[*]-} " != *" --force "* ]]; then
+    echo "npm run setup: nothing was changed; to replace it: npm run setup --$(printf ' %q' "$@") --force" >&2
+  else
+    echo "npm run setup: nothing was changed" >&2
+  fi
   exit 1
 fi
 [[ " ${install_options[*]-} " != *" --dry-run "* ]] || exit 0
-echo "== installing (undo: ${helper[*]} uninstall)"
+echo "== installing (undo:$(printf ' %q' "${helper[@]}") uninstall)"
 "${helper[@]}" install ${install_options[@]+"${install_options[@]}"}

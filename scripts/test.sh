@@ -19,7 +19,8 @@ suites=("$@")
 declare -A package_of=(
   [dbus-daemon]=dbus [dbus-send]=dbus [gnome-keyring-daemon]=gnome-keyring
   [secret-tool]=libsecret-tools [pass]=pass [gpg]=gnupg [gpg-agent]=gnupg [openssl]=openssl
-  [keepassxc]=keepassxc [keepassxc-cli]=keepassxc [kwalletd5]=libkf5wallet-bin
+  [keepassxc]=keepassxc [keepassxc-cli]=keepassxc [kwalletd5]=libkf5wallet-bin [jq]=jq
+  [script]=bsdutils
 )
 needs_system=0
 # Only Linux runs them against these programs: macOS and Windows use their own stores, and

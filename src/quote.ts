@@ -13,17 +13,25 @@ export function quote(text: string): string {
 }
 
 /**
- * Folds a message from another program (a binding, pass, gpg) onto one line: control and
- * line-separator characters and runs of white space become one space. Terraform shows a
- * helper's stderr as a single message, and a raw control character could rewrite the
- * terminal. With `maxLength`, longer text is cut and ends in "...".
+ * Folds a message from another program (a binding, pass, gpg, a D-Bus peer) onto one line:
+ * control and line-separator characters and runs of white space become one space, and
+ * format characters (bidi overrides such as U+202E, which reorder what a terminal shows)
+ * are escaped as \uXXXX. Terraform shows a helper's stderr as a single message, and a raw
+ * control character could rewrite the terminal. With `maxLength`, longer text is cut and
+ * ends in "...".
  */
 export function oneLine(text: string, maxLength = Infinity): string {
   const flat = text
     .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, " ")
     .replace(/\s+/g, " ")
     .trim();
-  return flat.length > maxLength ? `${flat.slice(0, maxLength - 3)}...` : flat;
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength - 3)}...` : flat;
+  return cut.replace(/\p{Cf}/gu, (char) =>
+    char
+      .split("")
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`)
+      .join(""),
+  );
 }
 
 /** The message of anything thrown, folded onto one line. */

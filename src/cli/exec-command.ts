@@ -42,7 +42,10 @@ export function execHandler(
         import("../terraform/token-variables.ts"),
       ]);
       const { followedOptions } = await import("./followed-options.ts");
-      const options = await followedOptions(io, given, (line) => io.stderr.write(`${line}\n`));
+      // Nothing of its own when all goes well: the block it follows is not news.
+      const options = await followedOptions(io, given, {
+        unreadable: (line) => io.stderr.write(`${line}\n`),
+      });
       const store = await openStore(options);
       const only: Hostname[] | undefined =
         hosts.length > 0

@@ -1,12 +1,13 @@
 import { CliError } from "../errors.ts";
-import { normalizeHostname } from "../protocol/hostname.ts";
-import { printable } from "../quote.ts";
+import type { Hostname } from "../protocol/hostname.ts";
+import { oneLine, printable } from "../quote.ts";
 import { commandLine, profileVariable, storeName, withVariable } from "../commands/command-line.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import type { Io } from "../system/io.ts";
 import { DEFAULT_SERVICE, timeoutSeconds, type GlobalOptions } from "../system/options.ts";
 import type { HumanHandlers } from "./program.ts";
 import type { HttpsGet } from "../system/https-get.ts";
+import type { AppliedStep } from "../commands/install.ts";
 
 /**
  * The commands for people. Each loads its module only when it runs, so that the protocol
@@ -22,52 +23,67 @@ export function humanHandlers(
   const say = (line: string) => io.stdout.write(`${line}\n`);
   const note = (line: string) => io.stderr.write(`${line}\n`);
   const follow = async (given: Partial<GlobalOptions>, tell = note) =>
-    (await import("./followed-options.ts")).followedOptions(io, given, tell);
+    (await import("./followed-options.ts")).followedOptions(io, given, {
+      following: tell,
+      unreadable: tell,
+    });
   return {
     async install(options, { force, dryRun }) {
       const { planInstall, applyInstall } = await import("../commands/install.ts");
       const plan = planInstall(io, helperArgs(options), force);
       const would = dryRun ? "would be " : "";
+      const report = stepReport();
       const helperVerb = {
         installed: "installed",
         updated: "updated",
         unchanged: "already up to date",
       }[plan.helper.change];
-      say(
-        `helper: ${plan.helper.target} ${plan.helper.change === "unchanged" ? helperVerb : would + helperVerb}`,
-      );
+      if (plan.helper.change === "unchanged")
+        report.line(`helper: ${plan.helper.target} ${helperVerb}`);
+      else report.line(`helper: ${plan.helper.target} ${would}${helperVerb}`, "helper");
       for (const config of plan.configs) {
         const tools = config.tools.join(" and ");
-        say(
-          config.change === "unchanged"
-            ? `config: ${config.file} (${tools}) already has the block`
-            : `config: ${config.file} (${tools}): credentials_helper block ${would}${config.change}`,
+        if (config.change === "unchanged") {
+          report.line(`config: ${config.file} (${tools}) already has the block`);
+          continue;
+        }
+        report.line(
+          `config: ${config.file} (${tools}): credentials_helper block ${would}${config.change}`,
+          config,
         );
-        if (config.linkTarget !== undefined && config.change !== "unchanged")
-          say(
+        if (config.linkTarget !== undefined)
+          report.line(
             `        ${config.file} is a symlink: its target ${config.linkTarget} ${would}edited`,
+            config,
           );
       }
       const { link } = plan;
-      if (link.kind === "link")
-        say(
-          link.change === "unchanged"
-            ? `link: ${link.path} already leads to it`
-            : `link: ${link.path} ${would}added, leading to it: PATH finds it by name`,
-        );
+      if (link.kind === "link" && link.change === "unchanged")
+        report.line(`link: ${link.path} already leads to it`);
+      else if (link.kind === "link")
+        report.line(`link: ${link.path} ${would}added, leading to it: PATH finds it by name`, {
+          link: link.path,
+        });
       else if (link.kind === "taken")
-        say(
+        report.line(
           `note: ${link.path} is something else: left as it is, so the helper is not linked there`,
         );
-      else if (link.kind === "none") say(`note: ${link.hint}`);
-      for (const note of plan.notes ?? []) say(`note: ${note}`);
+      else if (link.kind === "none") report.line(`note: ${link.hint}`);
+      for (const note of plan.notes ?? []) report.line(`note: ${note}`);
+      for (const { dir, why, fix } of plan.exposures ?? [])
+        report.line(
+          `warning: ${dir} is ${why}: another user could replace the helper, which reads every token; ${fix}`,
+        );
       if (dryRun) {
+        report.print(say, () => true);
         say("the block:");
         for (const line of plan.block.trimEnd().split("\n")) say(`  ${line}`);
         say("dry run: nothing was changed");
         return;
       }
-      applyInstall(plan);
+      report.apply(say, (applied) => {
+        applyInstall(plan, applied);
+      });
       // Each next step runs as printed: the helper by name once PATH finds it, else by its
       // path; the same options; and the profile's TF_CLI_CONFIG_FILE when one chose the file,
       // so that "terraform login" stores into that profile.
@@ -80,7 +96,9 @@ export function humanHandlers(
       say(
         `next: "${inProfile(["terraform", "login", "HOST"])}" (or "${inProfile(["tofu", "login", "HOST"])}") stores the token in ${storeName(options.backend)};`,
       );
-      say(`      "${next("import")}" moves tokens already in credentials.tfrc.json;`);
+      say(
+        `      "${next("import")}" moves tokens already in credentials.tfrc.json or credentials blocks;`,
+      );
       say(`      "${next("doctor")}" checks the set-up`);
       // The keychain of a Linux machine with no Secret Service (a server, CI, SSH): install
       // works, and then every login would fail. Say so now, with the way out.
@@ -98,6 +116,16 @@ export function humanHandlers(
           say(`      on a machine without a desktop session, store in pass instead: "${pass}"`);
         }
       }
+      // pass without a store or a usable key: the first terraform login would be the first to
+      // fail. doctor's probe, and its fix.
+      if (options.backend === "pass") {
+        const { probePass } = await import("../stores/pass/pass-probe.ts");
+        const probe = await probePass(io.env, io.homedir, io.platform, 5000);
+        if (probe.status === "fail") {
+          say(`warning: pass cannot store tokens here yet: ${probe.summary}`);
+          if (probe.fix !== undefined) say(`      fix: ${probe.fix}`);
+        }
+      }
     },
 
     async uninstall(given, { force, dryRun, forget }) {
@@ -105,52 +133,63 @@ export function humanHandlers(
       const { planUninstall, applyUninstall } = await import("../commands/install.ts");
       const plan = planUninstall(io, force);
       const would = dryRun ? "would be " : "";
+      const report = stepReport();
       const { target, present, keptFor } = plan.helper;
-      say(
-        !present
-          ? `helper: ${target} not installed`
-          : keptFor
-            ? `helper: ${target} ${would}kept: ${keptFor.join(", ")} still names it ("uninstall --force" removes it anyway)`
-            : `helper: ${target} ${would}removed`,
-      );
+      if (!present) report.line(`helper: ${target} not installed`);
+      else if (keptFor)
+        report.line(
+          `helper: ${target} ${would}kept: ${keptFor.join(", ")} still names it ("uninstall --force" removes it anyway)`,
+        );
+      else report.line(`helper: ${target} ${would}removed`, "helper");
       if (keptFor === undefined)
-        for (const link of plan.links) say(`link: ${link} ${would}removed`);
+        for (const link of plan.links) report.line(`link: ${link} ${would}removed`, { link });
       for (const config of plan.configs) {
-        say(
-          config.change === "removed"
-            ? config.text === "" && config.linkTarget === undefined
-              ? `config: ${config.file} ${would}removed: it held only the credentials_helper block`
-              : `config: ${config.file}: credentials_helper block ${would}removed`
-            : config.change === "absent"
+        if (config.change !== "removed") {
+          report.line(
+            config.change === "absent"
               ? `config: ${config.file} does not exist: nothing to remove`
               : `config: ${config.file} has no credentials_helper "keychain" block`,
+          );
+          continue;
+        }
+        report.line(
+          config.text === "" && config.linkTarget === undefined
+            ? `config: ${config.file} ${would}removed: it held only the credentials_helper block`
+            : `config: ${config.file}: credentials_helper block ${would}removed`,
+          config,
         );
-        if (config.linkTarget !== undefined && config.change === "removed")
-          say(
+        if (config.linkTarget !== undefined)
+          report.line(
             `        ${config.file} is a symlink: its target ${config.linkTarget} ${would}edited`,
+            config,
           );
       }
       // The hosts still stored, read before anything goes; a store that cannot be reached
-      // soon only leaves them unnamed.
+      // soon leaves them unknown, and says why.
       let store: CredentialStore | undefined;
-      let hosts: readonly string[] | undefined;
+      let hosts: readonly Hostname[] | undefined;
+      let unreachable = "";
       try {
         store = await openStore({ ...options, timeout: Math.min(options.timeout ?? 5, 5) });
         hosts = await store.list();
-      } catch {
+      } catch (error) {
         hosts = undefined;
+        unreachable = oneLine(error instanceof Error ? error.message : String(error), 300);
       }
       const where = `${storeName(options.backend)} (service "${options.service}")`;
       if (dryRun) {
+        report.print(say, () => true);
         if (forget && hosts !== undefined)
           for (const host of hosts) say(`forget: ${host} would be deleted from ${where}`);
         say("dry run: nothing was changed");
         return;
       }
-      applyUninstall(plan);
+      report.apply(say, (applied) => {
+        applyUninstall(plan, applied);
+      });
       if (forget && store !== undefined && hosts !== undefined) {
         for (const host of hosts) {
-          await store.forget(normalizeHostname(host));
+          await store.forget(host);
           say(`forgot: ${host} deleted from ${where}`);
         }
         return;
@@ -159,18 +198,29 @@ export function humanHandlers(
         say(`no tokens are stored in ${where}`);
         return;
       }
-      // Name a command that still runs now: the executable that ran this, unless it was the
-      // file just removed.
-      const { executableRemains } = await import("../commands/command-link.ts");
-      const survivor =
-        io.isSea && executableRemains(io.execPath)
-          ? commandLine([io.execPath, ...helperArgs(options), "uninstall", "--forget"], io.platform)
-          : undefined;
-      const named = hosts === undefined ? "the tokens" : `the tokens for ${hosts.join(", ")}`;
+      // A command that runs after this and after the last uninstall too: the store's own
+      // tools, not this helper, whose executable goes with the last profile.
+      const { storeForgetCommands } = await import("../stores/forget-commands.ts");
+      const passDir = io.env.PASSWORD_STORE_DIR;
+      const deleting = storeForgetCommands(options.backend, io.platform, options.service, hosts)
+        ?.map((words) =>
+          withVariable(
+            options.backend === "pass" && passDir !== undefined && passDir !== ""
+              ? { name: "PASSWORD_STORE_DIR", value: passDir }
+              : undefined,
+            commandLine(words, io.platform),
+            io.platform,
+          ),
+        )
+        .join(" && ");
+      if (hosts === undefined) {
+        say(
+          `could not check which tokens stay in ${where}: ${unreachable}${deleting === undefined ? "" : `; to delete any, run: ${deleting}`}`,
+        );
+        return;
+      }
       say(
-        survivor === undefined
-          ? `${named} stay in ${where}; "uninstall --forget" deletes them with the rest (the executable that would run it is gone: use the one you installed from)`
-          : `${named} stay in ${where}; "${survivor}" deletes them`,
+        `the tokens for ${hosts.join(", ")} stay in ${where}${deleting === undefined ? "" : `; to delete them, run: ${deleting}`}`,
       );
     },
 
@@ -184,7 +234,9 @@ export function humanHandlers(
       const locations = locationsOf(io);
       const report = await importCredentials(await openStore(options), locations, flags);
       if (report.hosts.length === 0) {
-        say(`nothing to import: no hosts in ${locations.credentialsFiles.join(" or ")}`);
+        say(
+          `nothing to import: no hosts in ${locations.credentialsFiles.join(" or ")}, no credentials blocks in the CLI config files`,
+        );
         return;
       }
       const into = storeName(options.backend);
@@ -207,6 +259,11 @@ export function humanHandlers(
             : `${plan}${file} ${flags.dryRun ? "would be" : "was"} rewritten without the hosts moved`,
         );
       }
+      const { stacksHostnameNote } = await import("../terraform/stacks-hostname.ts");
+      const stacks = report.lastCredentialsFileHosts
+        .map((host) => stacksHostnameNote(host, io.env))
+        .find((line) => line !== undefined);
+      if (stacks !== undefined) say(`note: ${stacks}`);
       const failures = report.hosts.filter((host) => host.outcome === "failed").length;
       if (failures > 0)
         throw new CliError(`${failures} of ${report.hosts.length} hosts could not be imported`);
@@ -264,4 +321,33 @@ export function helperArgs(options: GlobalOptions): string[] {
     ...(options.backend === "keychain" ? [] : ["--backend", options.backend]),
     ...(options.service === DEFAULT_SERVICE ? [] : ["--service", options.service]),
   ];
+}
+
+/**
+ * The lines of an install or uninstall plan, each tied to the step it reports (or to none:
+ * what stays as it is). `apply` prints, in the plan's order, only the lines of steps that
+ * were carried out, once they were: after a failure, the error stands beside what happened.
+ */
+function stepReport() {
+  const lines: { text: string; step?: string | object }[] = [];
+  // A link is reported as a fresh object: it is known by its path.
+  const key = (step: AppliedStep) =>
+    typeof step === "object" && "link" in step ? `link:${step.link}` : step;
+  const print = (say: (line: string) => void, done: (step: string | object) => boolean) => {
+    for (const { text, step } of lines) if (step === undefined || done(step)) say(text);
+  };
+  return {
+    line(text: string, step?: AppliedStep) {
+      lines.push({ text, ...(step === undefined ? {} : { step: key(step) }) });
+    },
+    print,
+    apply(say: (line: string) => void, run: (applied: (step: AppliedStep) => void) => void) {
+      const applied = new Set<string | object>();
+      try {
+        run((step) => applied.add(key(step)));
+      } finally {
+        print(say, (step) => applied.has(step));
+      }
+    },
+  };
 }

@@ -15,11 +15,14 @@ import {
 import type { GlobalOptions } from "../system/options.ts";
 import { DEFAULT_TIMEOUT_SECONDS } from "../system/options.ts";
 
-/** What each verb does once its arguments are known; `run` supplies them. */
+/**
+ * What each verb does once its arguments are known; `run` supplies them. They take the
+ * options given on the line, each absent when not given: `run` decides the rest.
+ */
 export interface VerbHandlers {
-  get(options: GlobalOptions, host: Hostname): Promise<void>;
-  store(options: GlobalOptions, host: Hostname): Promise<void>;
-  forget(options: GlobalOptions, host: Hostname): Promise<void>;
+  get(given: Partial<GlobalOptions>, host: Hostname): Promise<void>;
+  store(given: Partial<GlobalOptions>, host: Hostname): Promise<void>;
+  forget(given: Partial<GlobalOptions>, host: Hostname): Promise<void>;
 }
 
 /** The commands for people, beside the protocol verbs; they never change what the verbs do. */
@@ -69,12 +72,12 @@ export function buildProgram(
     .helpOption("-h, --help", "print this help")
     .option(
       "--service <name>",
-      `keep entries under this service name, for separate sets of credentials (profiles) (default: "${DEFAULT_SERVICE}"; list, exec, doctor, import and uninstall: the installed credentials_helper block's)`,
+      `keep entries under this service name, for separate sets of credentials (profiles) (default: the installed credentials_helper block's, else "${DEFAULT_SERVICE}"; see below)`,
       parseServiceName,
     )
     .option(
       "--backend <store>",
-      `where to keep the entries: ${BACKENDS.join(" or ")} (pass: the standard Unix password store, for machines without a desktop keyring) (default: keychain; list, exec, doctor, import and uninstall: the installed credentials_helper block's)`,
+      `where to keep the entries: ${BACKENDS.join(" or ")} (pass: the standard Unix password store, for machines without a desktop keyring) (default: the installed credentials_helper block's, else keychain; see below)`,
       parseBackend,
     )
     .option(
@@ -98,7 +101,12 @@ Terraform or OpenTofu runs this program as a credentials helper:
   credentials_helper "keychain" { args = ["--service", "work"] }   (in ~/.terraformrc)
   get: print the stored JSON object, or {} when there is none
   store: read a JSON object from stdin and keep it whole, replacing what was there
-  forget: delete the stored object (succeeds when there is none)`,
+  forget: delete the stored object (succeeds when there is none)
+
+Without --backend or --service, every command but install takes them from the installed
+credentials_helper block, except get, store and forget run with the streams Terraform gives a
+helper (no terminal: stdin /dev/null or a pipe, stdout a pipe or /dev/null, stderr a pipe),
+which use only their own command line.`,
     );
 
   // Anything that is not a known verb lands here, so that it gets a one-line error
@@ -128,7 +136,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
       .argument("<hostname>", "the host, as Terraform names it (e.g. app.terraform.io)")
       .configureOutput({ outputError: (text, write) => write(ourWording(verb, text)) })
       .action(async (hostname: string, _options: unknown, command: Command) => {
-        await handlers[verb](globalOptions(command), normalizeHostname(hostname));
+        await handlers[verb](givenOptions(command), normalizeHostname(hostname));
       });
   }
 
@@ -183,8 +191,10 @@ Terraform or OpenTofu runs this program as a credentials helper:
   program
     .command("import")
     .configureOutput({ outputError: (text, write) => write(ourWording("import", text)) })
-    .description("move the tokens in credentials.tfrc.json into the store --backend selects")
-    .option("--keep", "copy them and leave credentials.tfrc.json as it is")
+    .description(
+      "move the tokens in credentials.tfrc.json and in credentials blocks of the CLI config into the store --backend selects",
+    )
+    .option("--keep", "copy them and leave the files as they are")
     .option("--force", "replace different credentials the store already holds for a host")
     .option("--dry-run", "print what would be done and change nothing")
     .action(

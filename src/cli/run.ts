@@ -3,10 +3,20 @@ import { MAX_CREDENTIALS_BYTES } from "../protocol/credentials-object.ts";
 import * as verbs from "../protocol/verbs.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import type { Io } from "../system/io.ts";
-import { DEFAULT_TIMEOUT_SECONDS, timeoutSeconds, type GlobalOptions } from "../system/options.ts";
+import {
+  DEFAULT_TIMEOUT_SECONDS,
+  followBlock,
+  timeoutSeconds,
+  type GlobalOptions,
+} from "../system/options.ts";
 import type { VerbHandlers } from "./program.ts";
-import { isStoreCall, protocolCall } from "./protocol-call.ts";
-import { normalizeHostname } from "../protocol/hostname.ts";
+import {
+  calledAsTerraformCalls,
+  isStoreCall,
+  protocolCall,
+  type ProtocolVerb,
+} from "./protocol-call.ts";
+import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
 import { drainInput, readInput, timedOutMessage, type InputLimits } from "./read-input.ts";
 import { oneLine } from "../quote.ts";
 import type { CommandRunner } from "./exec-command.ts";
@@ -59,24 +69,45 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     await io.boundStdin?.(limits.timeoutSeconds, timedOutMessage(limits));
     return limits;
   };
-  const readStdin = async (options: GlobalOptions) => {
+  const readStdin = async (options: Pick<GlobalOptions, "timeout">) => {
     const limits = inputLimits(options);
     await beforeSecret();
     stdin.read = true;
     return readInput(io.stdin, await bounded(limits));
   };
 
+  // Terraform's calls use the args it passes and nothing else (no file is read); a person's,
+  // and a script's with a terminal or its own stdin, follow the installed block as list and
+  // exec do, so that everything typed reaches the store Terraform reaches.
+  const withStore = async <T>(
+    verb: ProtocolVerb,
+    given: Partial<GlobalOptions>,
+    host: Hostname,
+    use: (store: CredentialStore) => Promise<T>,
+  ): Promise<T> => {
+    const asTerraform = calledAsTerraformCalls(verb, io.streams);
+    const options = asTerraform
+      ? followBlock(given, {}).options
+      : await (await import("./followed-options.ts")).followedOptions(io, given);
+    try {
+      return await use(await openStore(options));
+    } catch (error) {
+      const { adviceTheBlockHas } = await import("./followed-options.ts");
+      throw await adviceTheBlockHas(io, error, { verb, host, given, asTerraform });
+    }
+  };
   const verbHandlers: VerbHandlers = {
-    async get(options, host) {
-      io.stdout.write(`${await verbs.get(await openStore(options), host)}\n`);
+    async get(given, host) {
+      const found = await withStore("get", given, host, (store) => verbs.get(store, host));
+      io.stdout.write(`${found}\n`);
     },
-    async store(options, host) {
+    async store(given, host) {
       // Read to EOF before anything can fail, as the protocol asks.
-      const input = await readStdin(options);
-      await verbs.store(await openStore(options), host, input);
+      const input = await readStdin(given);
+      await withStore("store", given, host, (store) => verbs.store(store, host, input));
     },
-    async forget(options, host) {
-      await verbs.forget(await openStore(options), host);
+    async forget(given, host) {
+      await withStore("forget", given, host, (store) => verbs.forget(store, host));
     },
   };
 
@@ -86,7 +117,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     const call = protocolCall(argv);
     if (call !== undefined) {
       // What Terraform runs, every time: no commander, no commands for people.
-      await verbHandlers[call.verb](call.options, normalizeHostname(call.hostname));
+      await verbHandlers[call.verb](call.given, normalizeHostname(call.hostname));
       return ExitCode.Ok;
     }
     const [
@@ -118,7 +149,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
       // The deadline given on the line when it can be read, else the default's.
       let limits;
       try {
-        limits = inputLimits(protocolCall(argv)?.options ?? {});
+        limits = inputLimits(protocolCall(argv)?.given ?? {});
       } catch {
         limits = { ...inputLimits({}), timeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
       }

@@ -85,11 +85,6 @@ export function helperCommand(machine: Machine, target: string): string {
   return target;
 }
 
-/** Whether an executable is still there (uninstall may just have removed the one running). */
-export function executableRemains(file: string): boolean {
-  return existsSync(file);
-}
-
 /** ~/.local/bin, then ~/bin. */
 function userBinDirs(machine: Machine): string[] {
   return [

@@ -6,20 +6,28 @@ import type { CredentialStore } from "../stores/credential-store.ts";
 import { probePass } from "../stores/pass/pass-probe.ts";
 import type { ProbeResult } from "../stores/probe-result.ts";
 import { probeSecretService } from "../stores/secret-service/probe.ts";
-import { findCredentialsBlocks, findCredentialsHelpers } from "../terraform/cli-config.ts";
+import { findCredentialsHelpers } from "../terraform/cli-config.ts";
+import { credentialsBlocksIn } from "../terraform/config-dir.ts";
+import { fixFor, renderFix } from "../fixes.ts";
+import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { HELPER_BLOCK_NAME, locationsOf, openTofuTakeover } from "./install.ts";
 import type { Machine } from "../system/io.ts";
+import { exposuresOf } from "./writable-by-others.ts";
 import { installedBlock } from "./installed-block.ts";
 import { readTextIfExists } from "../system/files.ts";
 import { printable } from "../quote.ts";
 import { otherHelperFiles, readConfigDirFiles, type ConfigDirFile } from "./config-dir-files.ts";
 import { outputOf } from "../system/probe-output.ts";
 import { commandLine, profileVariable, storeName, withVariable } from "./command-line.ts";
-import { helperCommand } from "./command-link.ts";
+import { helperCommand, linksTo } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
-import { optionsOfArgs } from "../system/options.ts";
-import { DEFAULT_SERVICE } from "../system/options.ts";
+import {
+  DEFAULT_SERVICE,
+  optionsOfArgs,
+  TIMEOUT_VARIABLE,
+  timeoutSeconds,
+} from "../system/options.ts";
 import { checkStoredTokens, shadowingSources, type TokenCheckOptions } from "./token-check.ts";
 
 export interface Check {
@@ -62,6 +70,7 @@ export async function runDoctor(
     blockArgs ?? helperArgs,
   );
   checks.push(installation);
+  checks.push(...exposureChecks(io, locations.helperInstallPath));
   // Fixes name a file that runs as printed: the installed helper once it runs, else this one
   // (the plugin directory is not on PATH, so a bare name would not be found).
   // By name when PATH finds the installed file (install linked it), and in the profile
@@ -74,10 +83,34 @@ export async function runDoctor(
   // First in the report; checked here, once a fix can name the command that switches stores.
   const switchTo = (backend: GlobalOptions["backend"]) =>
     inProfile([executable, ...withBackend(helperArgs, backend), "install", "--force"]);
+  // terraform stacks finds a host only in credentials.tfrc.json or a variable.
+  const namedInFiles = new Set<string>(
+    locations.credentialsFiles.flatMap((file) => {
+      const text = readTextIfExists(file);
+      try {
+        return text === undefined
+          ? []
+          : parseCredentialsFile(text, file).hosts.flatMap(({ name }) => {
+              try {
+                return [normalizeHostname(name)];
+              } catch {
+                return [];
+              }
+            });
+      } catch {
+        return []; // Reported by the shadow check.
+      }
+    }),
+  );
+  const stacksNote = (hosts: readonly string[]) =>
+    hosts
+      .filter((host) => !namedInFiles.has(host))
+      .map((host) => stacksHostnameNote(host, io.env))
+      .find((line) => line !== undefined);
   // Opened once, by the store check when the probe allows it; the token check reuses it.
   let opened: Promise<CredentialStore> | undefined;
   const openOnce = () => (opened ??= Promise.resolve().then(openStore));
-  checks.unshift(...(await storeChecks(io, options, openOnce, switchTo)));
+  checks.unshift(...(await storeChecks(io, options, openOnce, switchTo, stacksNote)));
 
   for (const [file, text] of configFiles) {
     // install leaves ~/.terraformrc uncreated while OpenTofu reads its own XDG tofurc (its
@@ -130,8 +163,13 @@ export async function runDoctor(
     shadowCheck(
       io.env,
       locations.credentialsFiles,
-      blockSources,
-      `"${runnable("import")}" moves credentials.tfrc.json into ${storeName(options.backend)}`,
+      new Map([
+        ...configFiles,
+        ...dirFiles.flatMap(({ file, error }) =>
+          error === undefined ? [[file, readTextIfExists(file)] as const] : [],
+        ),
+      ]),
+      runnable(),
     ),
   );
   if (tokens === undefined) return checks;
@@ -141,7 +179,7 @@ export async function runDoctor(
   return checks;
 }
 
-/** How long doctor waits for the Secret Service or Credential Manager before it calls it hung. */
+/** How long doctor's probes wait for a store when neither --timeout nor the variable says. */
 const PROBE_TIMEOUT_SECONDS = 5;
 
 /**
@@ -153,9 +191,17 @@ async function storeChecks(
   options: GlobalOptions,
   openStore: () => CredentialStore | Promise<CredentialStore>,
   switchTo: (backend: GlobalOptions["backend"]) => string,
+  stacksNote: (hosts: readonly string[]) => string | undefined,
 ): Promise<Check[]> {
-  const keychain = await probeKeychain(io, options.service);
-  const pass = await probePass(io.env, io.homedir, io.platform);
+  // Each probe waits as long as --timeout (or the variable) says before it calls its store
+  // hung; without either, doctor's own shorter default: a person is waiting, and no probe
+  // waits for an unlock prompt, for which a call's default is as long as it is.
+  const timeout =
+    options.timeout !== undefined || (io.env[TIMEOUT_VARIABLE] ?? "") !== ""
+      ? timeoutSeconds(options, io.env)
+      : PROBE_TIMEOUT_SECONDS;
+  const keychain = await probeKeychain(io, options.service, timeout);
+  const pass = await probePass(io.env, io.homedir, io.platform, timeout * 1000);
   const probes: Record<GlobalOptions["backend"], ProbeResult> = { keychain, pass };
   const available = (Object.keys(probes) as GlobalOptions["backend"][]).map(
     (backend) =>
@@ -196,12 +242,16 @@ async function storeChecks(
   }
   try {
     const hosts = await (await openStore()).list();
+    const note = stacksNote(hosts);
     return [
       storesHere,
       {
         status: "ok",
         title: `${title}: reachable, ${hosts.length} host${hosts.length === 1 ? "" : "s"} stored`,
-        details: hosts.map((host) => `has credentials for ${host}`),
+        details: [
+          ...hosts.map((host) => `has credentials for ${host}`),
+          ...(note === undefined ? [] : [note]),
+        ],
       },
     ];
   } catch (error) {
@@ -213,14 +263,32 @@ async function storeChecks(
 }
 
 /** The system keychain's probe: the Secret Service's, Credential Manager's, or none on macOS. */
-async function probeKeychain(io: Machine, service: string): Promise<ProbeResult> {
+async function probeKeychain(
+  io: Machine,
+  service: string,
+  timeoutSeconds: number,
+): Promise<ProbeResult> {
   if (io.platform === "win32") {
     // Only the Windows executable has the FFI: loaded here, never elsewhere.
     const { probeCredentialManagerNow } = await import("../stores/credential-manager/open.ts");
-    return probeCredentialManagerNow(service, PROBE_TIMEOUT_SECONDS);
+    return probeCredentialManagerNow(service, timeoutSeconds);
   }
-  if (io.platform !== "darwin") return probeSecretService(io.env, PROBE_TIMEOUT_SECONDS);
+  if (io.platform !== "darwin") return probeSecretService(io.env, timeoutSeconds);
   return { status: "ok", summary: "the system keychain is built in", safeToOpen: true };
+}
+
+/**
+ * Where the installed helper or a link to it sits in a directory another user could write:
+ * they could replace the helper, which reads every token.
+ */
+function exposureChecks(io: Machine, target: string): Check[] {
+  const dirs = [target, ...linksTo(io, target)].map((file) => path.dirname(file));
+  return exposuresOf(dirs, io.uid).map(({ dir, why, fix }) => ({
+    status: "warn",
+    title: `${dir} is ${why}: another user could replace the helper, which reads every token`,
+    details: [],
+    fix,
+  }));
 }
 
 async function installationCheck(
@@ -391,17 +459,26 @@ function configDirCheck(files: readonly ConfigDirFile[]): Check | undefined {
   };
 }
 
-/** Hosts whose token comes from somewhere that wins over the helper (Terraform ≥ 1.2). */
+/**
+ * Hosts whose token comes from somewhere that wins over the helper (Terraform ≥ 1.2). The
+ * fix says per cause what to run, in an order that never loses a token: `import` first
+ * (it removes a host from its file only once it is stored), then blocks import cannot move,
+ * by hand, and the variables last.
+ */
 function shadowCheck(
   env: Readonly<Record<string, string | undefined>>,
   credentialsFiles: readonly string[],
-  configFiles: ReadonlyMap<string, string | readonly string[] | undefined>,
-  importHint: string,
+  configFiles: ReadonlyMap<string, string | undefined>,
+  helper: string,
 ): Check {
   const details: string[] = [];
+  const variables: string[] = [];
+  let importable = false;
+  let byHand = false;
   for (const name of Object.keys(env)) {
     // An empty value still counts: Terraform sends the empty token rather than ask the helper.
     if (!name.startsWith("TF_TOKEN_") || env[name] === undefined) continue;
+    variables.push(name);
     details.push(
       `${printable(hostOfTokenVariable(name))}: the variable ${printable(name)} wins over the helper`,
     );
@@ -412,6 +489,7 @@ function shadowCheck(
     if (text === undefined) continue;
     try {
       for (const { name } of parseCredentialsFile(text, file).hosts) {
+        importable = true;
         details.push(
           `${printable(name)}: ${file} holds a plaintext token that wins over the helper${fromEnv ? " (only where TF_CLI_CONFIG_FILE is not set)" : ""}`,
         );
@@ -420,16 +498,26 @@ function shadowCheck(
       details.push((error as Error).message);
     }
   }
-  for (const [file, content] of configFiles) {
-    if (content === undefined) continue;
+  for (const [file, text] of configFiles) {
+    if (text === undefined) continue;
     try {
-      const hosts = typeof content === "string" ? findCredentialsBlocks(content) : content;
-      for (const host of hosts)
-        details.push(`${printable(host)}: a credentials block in ${file} wins over the helper`);
+      for (const { host, token } of credentialsBlocksIn(file, text)) {
+        if (token === undefined) byHand = true;
+        else importable = true;
+        details.push(
+          `${printable(host)}: a credentials block in ${file} wins over the helper${token === undefined ? " (import cannot move it)" : ""}`,
+        );
+      }
     } catch {
       // Reported by the config check.
     }
   }
+  const values = { HELPER: helper, VARIABLES: variables.map(printable).join(" ") };
+  const fixes = [
+    ...(importable ? [renderFix(fixFor("credentials-in-files", values))] : []),
+    ...(byHand ? [fixFor("credentials-by-hand", values).effect] : []),
+    ...(variables.length > 0 ? [renderFix(fixFor("token-variables", values))] : []),
+  ];
   return details.length === 0
     ? {
         status: "ok",
@@ -440,7 +528,7 @@ function shadowCheck(
         status: "warn",
         title: "these hosts do not use the helper",
         details,
-        fix: `${importHint}; unset the variables; remove the credentials blocks`,
+        ...(fixes.length > 0 ? { fix: fixes.join("; then ") } : {}),
       };
 }
 

@@ -5,7 +5,7 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
-  rmSync,
+  rmdirSync,
   statSync,
 } from "node:fs";
 import path from "node:path";
@@ -19,8 +19,15 @@ import { terraformLocations, type TerraformLocations } from "../terraform/locati
 import { readConfigFile } from "../terraform/config-dir.ts";
 import { otherHelperFiles, readConfigDirFiles } from "./config-dir-files.ts";
 import type { Machine } from "../system/io.ts";
-import { modeIfExists, readTextIfExists, stageFile, stageSymlink } from "../system/files.ts";
+import {
+  modeIfExists,
+  readTextIfExists,
+  removeFile,
+  stageFile,
+  stageSymlink,
+} from "../system/files.ts";
 import { linksTo, planCommandLink, type CommandLink } from "./command-link.ts";
+import { exposuresOf, type Exposure } from "./writable-by-others.ts";
 
 /** The name in `credentials_helper "keychain" {}`; Terraform adds the `terraform-credentials-` prefix. */
 export const HELPER_BLOCK_NAME = "keychain";
@@ -71,6 +78,11 @@ export interface InstallPlan {
   readonly link: CommandLink;
   /** What install leaves undone and why, with what to do; absent when there is nothing. */
   readonly notes?: readonly string[];
+  /**
+   * Directories where the helper or its link goes through which another user could replace
+   * it (see writableByOthers); absent when there is none.
+   */
+  readonly exposures?: readonly Exposure[];
 }
 
 export function locationsOf(machine: Machine): TerraformLocations {
@@ -108,18 +120,24 @@ export function planInstall(
   const configs = configFiles(locations, notes.length > 0).map(({ file, tools }): ConfigChange => {
     const link = linkTargetOf(file);
     const before = readTextIfExists(link ?? file) ?? "";
-    const result = addCredentialsHelper(before, HELPER_BLOCK_NAME, helperArgs, { force });
+    const result = addCredentialsHelper(before, HELPER_BLOCK_NAME, helperArgs, { force, file });
     const linked = link === undefined ? {} : { linkTarget: link };
     return result.change === "unchanged"
       ? { file, tools, change: "unchanged", ...linked }
       : { file, tools, change: result.change, text: result.text, ...linked };
   });
+  const link = planCommandLink(machine, target);
+  const exposures = exposuresOf(
+    [path.dirname(target), ...(link.kind === "link" ? [path.dirname(link.path)] : [])],
+    machine.uid,
+  );
   return {
     helper: { source, target, change },
     block: renderCredentialsHelper(HELPER_BLOCK_NAME, helperArgs),
     configs,
-    link: planCommandLink(machine, target),
+    link,
     ...(notes.length > 0 ? { notes } : {}),
+    ...(exposures.length > 0 ? { exposures } : {}),
   };
 }
 
@@ -137,21 +155,34 @@ function refuseSecondHelper(locations: TerraformLocations): void {
 }
 
 /**
+ * A part of a plan that has been carried out, as `applyInstall` and `applyUninstall` report
+ * it: a config (the plan's own object), the executable, or a link (by its path).
+ */
+export type AppliedStep = ConfigChange | "helper" | { readonly link: string };
+
+/**
  * Carries out a plan: the config files' permissions kept (new ones 0600). Every file is
  * written and flushed beside its target before any target changes, so a full disk or a
- * failed write leaves everything as it was. The configs go in place first: they are what a
- * read-only or immutable file would refuse, and then the executable is not left behind.
+ * failed write leaves everything as it was, and the directories made for it are removed
+ * again. The configs go in place first: they are what a read-only or immutable file would
+ * refuse, and then the executable is not left behind. `applied` hears of each step once it
+ * is in place, so that nothing is reported before it happened.
  */
-export function applyInstall(plan: InstallPlan): void {
+export function applyInstall(
+  plan: InstallPlan,
+  applied: (step: AppliedStep) => void = () => undefined,
+): void {
   const staged: Change[] = [];
+  const made: string[] = [];
   try {
-    staged.push(...stageConfigChanges(plan.configs));
+    staged.push(...stageConfigChanges(plan.configs, made));
     if (plan.helper.change !== "unchanged") {
-      mkdirSync(path.dirname(plan.helper.target), { recursive: true, mode: 0o755 });
+      makeDirectory(path.dirname(plan.helper.target), 0o755, made);
       // A new file renamed over the old one: replacing a running binary in place fails.
       const executable = readFileSync(plan.helper.source);
       const copy = stageFile(plan.helper.target, executable, 0o755);
       staged.push({
+        step: "helper",
         commit() {
           copy.commit();
           // Read back once in place: the copy Terraform will run is the one checked.
@@ -166,30 +197,72 @@ export function applyInstall(plan: InstallPlan): void {
     }
     // Last: the link leads to the executable, so it goes in once that is in place.
     if (plan.link.kind === "link" && plan.link.change === "added") {
-      mkdirSync(path.dirname(plan.link.path), { recursive: true, mode: 0o755 });
-      staged.push(stageSymlink(plan.link.path, plan.helper.target));
+      makeDirectory(path.dirname(plan.link.path), 0o755, made);
+      const link = stageSymlink(plan.link.path, plan.helper.target);
+      staged.push({
+        step: { link: plan.link.path },
+        commit: () => link.commit(),
+        discard: () => link.discard(),
+      });
     }
   } catch (error) {
     for (const change of staged) change.discard();
+    removeEmptyDirectories(made);
     throw error;
   }
-  commitAll(staged);
+  try {
+    commitAll(staged, applied);
+  } catch (error) {
+    removeEmptyDirectories(made);
+    throw error;
+  }
 }
 
-/** A change written aside, to be put in place or dropped. */
+/** A change written aside, to be put in place or dropped, and what it carries out. */
 interface Change {
+  readonly step?: AppliedStep;
   commit(): void;
   discard(): void;
 }
 
-/** Puts each change in place, in order; after a failure, the rest are dropped. */
-function commitAll(changes: readonly Change[]): void {
+/**
+ * Puts each change in place, in order, and reports each step once it is in place; after a
+ * failure, the rest are dropped.
+ */
+function commitAll(changes: readonly Change[], applied: (step: AppliedStep) => void): void {
   for (const [index, change] of changes.entries()) {
     try {
       change.commit();
     } catch (error) {
       for (const rest of changes.slice(index + 1)) rest.discard();
       throw error;
+    }
+    if (change.step !== undefined) applied(change.step);
+  }
+}
+
+/**
+ * Makes `dir` and whichever of its parents are missing, and adds those it made to `made`,
+ * deepest first, for `removeEmptyDirectories` to take away if what they were made for fails.
+ */
+function makeDirectory(dir: string, mode: number, made: string[]): void {
+  const first = mkdirSync(dir, { recursive: true, mode });
+  if (first === undefined) return;
+  const chain = [];
+  for (let current = dir; ; current = path.dirname(current)) {
+    chain.push(current);
+    if (current === first || current === path.dirname(current)) break;
+  }
+  made.unshift(...chain);
+}
+
+/** Removes the directories in `made` that are still empty, deepest first. */
+function removeEmptyDirectories(made: readonly string[]): void {
+  for (const dir of [...made].sort((a, b) => b.length - a.length)) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // Not empty (something went in after all), or gone: left as it is.
     }
   }
 }
@@ -234,18 +307,28 @@ export function planUninstall(machine: Machine, force = false): UninstallPlan {
   };
 }
 
-export function applyUninstall(plan: UninstallPlan): void {
-  const changes = stageConfigChanges(plan.configs);
+/**
+ * Carries out an uninstall plan; `applied` hears of each step once it is done (see
+ * `applyInstall`). A file that cannot be removed (an immutable executable) is a CliError
+ * naming it, and the steps after it are not taken.
+ */
+export function applyUninstall(
+  plan: UninstallPlan,
+  applied: (step: AppliedStep) => void = () => undefined,
+): void {
+  const changes = stageConfigChanges(plan.configs, []);
   // The blocks go before the executable, so that no config is left naming a missing helper.
   if (plan.helper.keptFor === undefined) {
     // The links first: none is left leading nowhere if removing the executable fails.
-    for (const link of plan.links)
-      changes.push({ commit: () => rmSync(link, { force: true }), discard: () => undefined });
-    const target = plan.helper.target;
-    if (plan.helper.present)
-      changes.push({ commit: () => rmSync(target, { force: true }), discard: () => undefined });
+    for (const link of plan.links) changes.push(removal(link, { link }));
+    if (plan.helper.present) changes.push(removal(plan.helper.target, "helper"));
   }
-  commitAll(changes);
+  commitAll(changes, applied);
+}
+
+/** The removal of `file` as a change. */
+function removal(file: string, step: AppliedStep): Change {
+  return { step, commit: () => removeFile(file), discard: () => undefined };
 }
 
 /**
@@ -291,8 +374,11 @@ function namesOurHelper(file: string): boolean {
   }
 }
 
-/** Each config's new text written aside (or its removal planned), nothing yet in place. */
-function stageConfigChanges(configs: readonly ConfigChange[]): Change[] {
+/**
+ * Each config's new text written aside (or its removal planned), nothing yet in place; the
+ * directories made for them are added to `made`.
+ */
+function stageConfigChanges(configs: readonly ConfigChange[], made: string[]): Change[] {
   const staged: Change[] = [];
   try {
     for (const config of configs) {
@@ -301,14 +387,14 @@ function stageConfigChanges(configs: readonly ConfigChange[]): Change[] {
       // would still keep OpenTofu from its own tofurc. A symlinked one belongs to a dotfile
       // manager and is only emptied.
       if (config.change === "removed" && config.text === "" && config.linkTarget === undefined) {
-        const file = config.file;
-        staged.push({ commit: () => rmSync(file, { force: true }), discard: () => undefined });
+        staged.push(removal(config.file, config));
         continue;
       }
       const file = config.linkTarget ?? config.file;
-      mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      makeDirectory(path.dirname(file), 0o700, made);
       // A CLI config may hold tokens in credentials blocks: a new one is private.
-      staged.push(stageFile(file, config.text, modeIfExists(file) ?? 0o600));
+      const text = stageFile(file, config.text, modeIfExists(file) ?? 0o600);
+      staged.push({ step: config, commit: () => text.commit(), discard: () => text.discard() });
     }
   } catch (error) {
     for (const change of staged) change.discard();

@@ -8,10 +8,10 @@ import {
   openSync,
   readFileSync,
   renameSync,
-  rmSync,
   statSync,
   symlinkSync,
   type Stats,
+  unlinkSync,
   writeSync,
 } from "node:fs";
 import path from "node:path";
@@ -104,13 +104,13 @@ export function stageFile(file: string, content: string | Uint8Array, mode: numb
     if (fstatSync(fd).size !== bytes.byteLength) throw shortWrite();
   } catch (error) {
     closeQuietly(fd);
-    rmSync(temp, { force: true });
+    removeQuietly(temp);
     throw writeFailure(file, error);
   }
   try {
     closeSync(fd); // on some file systems (NFS) a deferred write error surfaces here
   } catch (error) {
-    rmSync(temp, { force: true });
+    removeQuietly(temp);
     throw writeFailure(file, error);
   }
   return stagedAt(temp, file);
@@ -139,15 +139,45 @@ function stagedAt(temp: string, file: string): StagedFile {
       try {
         renameSync(temp, file);
       } catch (error) {
-        rmSync(temp, { force: true });
+        removeQuietly(temp);
         throw writeFailure(file, error);
       }
       syncDirectory(path.dirname(file));
     },
     discard() {
-      rmSync(temp, { force: true });
+      removeQuietly(temp);
     },
   };
+}
+
+/**
+ * Removes the file (or symlink) `file`; one already gone counts as removed. A failure is a
+ * CliError naming `file` and the kernel's cause, and `file` is still there. unlink, not
+ * rmSync: the runtimes mislabel rmSync's failures (for the EPERM of an immutable file, Bun
+ * says EFAULT and Node ENOTDIR, from the rmdir it tries next).
+ */
+export function removeFile(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw new CliError(
+      `could not remove ${file}: ${causeOf(error)}; it is still there`,
+      undefined,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/** Removes a temp file of ours, when a failure is already being reported. */
+function removeQuietly(temp: string): void {
+  try {
+    unlinkSync(temp);
+  } catch {
+    // The first failure is the one to report; a temp file left behind is named like no other.
+  }
 }
 
 /** A name beside `file` that no other process picks. */
@@ -232,11 +262,19 @@ function refuseSpecialFile(file: string, stats: Stats | undefined, reading = fal
 /** One line naming the target (never the temp file) and saying that it is unchanged. */
 function writeFailure(file: string, error: unknown): Error {
   if (error instanceof CliError) return error;
+  return new CliError(
+    `could not write ${file}: ${causeOf(error)}; it was left as it was`,
+    undefined,
+    {
+      cause: error,
+    },
+  );
+}
+
+/** The kernel's cause of a failed file operation, in words. */
+function causeOf(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const meaning = code === undefined ? String(error) : errnoMeaning(code);
-  return new CliError(`could not write ${file}: ${meaning}; it was left as it was`, undefined, {
-    cause: error,
-  });
+  return code === undefined ? String(error) : errnoMeaning(code);
 }
 
 function closeQuietly(fd: number): void {

@@ -57,6 +57,8 @@ export interface RemoveResult {
 export interface AddOptions {
   /** Replace a different credentials_helper instead of refusing. */
   readonly force?: boolean;
+  /** The file the text is from, for the refusal to name. */
+  readonly file?: string;
 }
 
 /**
@@ -98,14 +100,73 @@ export function findCredentialsHelpers(text: string): HelperBlock[] {
  * spellings of `credentials` are skipped. Throws like `findCredentialsHelpers`.
  */
 export function findCredentialsBlocks(text: string): string[] {
-  const hosts: string[] = [];
+  return findCredentialsBlockItems(text).map(({ host }) => host);
+}
+
+/** A top-level `credentials "HOST" { ... }` block: where it stands and the token it holds. */
+export interface CredentialsBlock {
+  /** The label, decoded, as written (not normalized). */
+  readonly host: string;
+  /**
+   * The token, when the body is exactly `token = "..."` with a plain string literal (no
+   * interpolation); `undefined` for anything else (other attributes, a heredoc, no token).
+   */
+  readonly token: string | undefined;
+  /** Where the block starts and ends, as for `HelperBlock`. */
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * The top-level `credentials "HOST" { ... }` blocks of a CLI config file in native syntax, in
+ * file order, with their extents and tokens. Other spellings of `credentials` are skipped.
+ * Throws like `findCredentialsHelpers` (a file in JSON syntax included).
+ */
+export function findCredentialsBlockItems(text: string): CredentialsBlock[] {
+  const blocks: CredentialsBlock[] = [];
   for (const item of topLevelItems(text)) {
     const [type, label, ...more] = item.keys;
     if (type === undefined || !isKey(text, type, "credentials")) continue;
     const host = label === undefined ? undefined : decodeKey(text, label);
-    if (!item.assign && more.length === 0 && host !== undefined) hosts.push(host);
+    if (item.assign || more.length > 0 || host === undefined) continue;
+    let body: Item[] = [];
+    try {
+      body = parseBody(new Lexer(text, item.value.end), item.value);
+    } catch (error) {
+      // A body HCL 1 reads but we do not (say, a nested list): no plain token to move.
+      if (!(error instanceof CliError)) throw error;
+    }
+    const [only] = body;
+    const [key] = only?.keys ?? [];
+    const token =
+      body.length === 1 &&
+      only?.assign === true &&
+      only.keys.length === 1 &&
+      key !== undefined &&
+      isKey(text, key, "token") &&
+      only.value.kind === "string"
+        ? decodeString(text.slice(only.value.start + 1, only.value.end - 1))
+        : undefined;
+    blocks.push({
+      host,
+      token,
+      start: lineStartBefore(text, type.start),
+      end: blockEnd(text, item.end),
+    });
   }
-  return hosts;
+  return blocks;
+}
+
+/**
+ * The text without `blocks` (found by `findCredentialsBlockItems` in this same text), every
+ * other byte kept; where a block stood, at most one blank line stays, as
+ * `removeCredentialsHelper` leaves it.
+ */
+export function removeCredentialsBlocks(text: string, blocks: readonly CredentialsBlock[]): string {
+  let result = text;
+  // From the end backwards, so that the offsets of the blocks before stay valid.
+  for (const block of [...blocks].sort((a, b) => b.start - a.start)) result = cut(result, block);
+  return result;
 }
 
 /**
@@ -163,8 +224,9 @@ export function addCredentialsHelper(
     return { text, change: "unchanged" };
   }
   if (options.force !== true) {
+    const where = options.file === undefined ? "the CLI config" : `the CLI config ${options.file}`;
     throw new CliError(
-      `the CLI config already sets credentials_helper ${helpers.map(describe).join(" and ")}; rerun with --force to replace ${helpers.length === 1 ? "it" : "them"}`,
+      `${where} already sets credentials_helper ${helpers.map(describe).join(" and ")}; rerun with --force to replace ${helpers.length === 1 ? "it" : "them"}`,
     );
   }
 

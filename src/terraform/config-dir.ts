@@ -1,5 +1,10 @@
 import { CliError } from "../errors.ts";
-import { findCredentialsBlocks, findCredentialsHelpers } from "./cli-config.ts";
+import {
+  findCredentialsBlockItems,
+  findCredentialsBlocks,
+  findCredentialsHelpers,
+  type CredentialsBlock,
+} from "./cli-config.ts";
 import { parseCredentialsFile } from "./credentials-file.ts";
 
 /**
@@ -50,4 +55,26 @@ export function readConfigFile(file: string, text: string): ConfigFileContent {
     helpers,
     credentialsHosts: parseCredentialsFile(text, file).hosts.map(({ name }) => name),
   };
+}
+
+/**
+ * The credentials blocks of a CLI config file (`~/.terraformrc` and its family, `*.tfrc`,
+ * `*.tfrc.json`). A file in JSON syntax (by name, or by content as HCL 1 decides) lists its
+ * hosts with no token and no extent: this tool never edits JSON syntax. Throws a `CliError`
+ * when native syntax cannot be scanned; JSON that is not the credentials shape has none.
+ */
+export function credentialsBlocksIn(file: string, text: string): CredentialsBlock[] {
+  if (!file.endsWith(".json") && !/^\p{White_Space}*\{/u.test(text)) {
+    return findCredentialsBlockItems(text);
+  }
+  try {
+    return parseCredentialsFile(text, file).hosts.map(({ name }) => ({
+      host: name,
+      token: undefined,
+      start: 0,
+      end: 0,
+    }));
+  } catch {
+    return [];
+  }
 }

@@ -2,7 +2,7 @@
 // D-Bus session: every test has its own HOME, keyring, fixture server and CLI config, built
 // from scratch (never the ambient environment or /root).
 import assert from "node:assert/strict";
-import { access, chmod, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { access, appendFile, chmod, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { TestContext } from "node:test";
@@ -207,6 +207,30 @@ test(
     }
     assert.deepEqual(await filesContaining(harness.sandbox, token), []);
     assert.deepEqual(await filesContaining(harness.sandbox, otherToken), []);
+
+    const { result } = await harness.init();
+    assert.equal(result.exitCode, 0, describeRun(result));
+    assertTokenSentEverywhere(harness);
+  },
+);
+
+test(
+  "import moves a credentials block out of ~/.terraformrc and terraform init then works from the keychain",
+  { timeout: TEST_TIMEOUT_MS },
+  async (t) => {
+    const token = newToken();
+    const harness = await keychainHarness(t, token);
+    if (harness === undefined) return;
+    const { host } = harness.server;
+    const before = await readFile(harness.terraformrc, "utf8");
+    await appendFile(harness.terraformrc, `\ncredentials "${host}" {\n  token = "${token}"\n}\n`);
+
+    const imported = await harness.helper(["import"]);
+    assert.equal(imported.exitCode, 0, describeRun(imported));
+    assert.ok(imported.stdout.includes(`moved: ${host} from ${harness.terraformrc}`));
+    await assertGet(harness, { token });
+    assert.equal(await readFile(harness.terraformrc, "utf8"), before, "only the block is gone");
+    assert.deepEqual(await filesContaining(harness.sandbox, token), []);
 
     const { result } = await harness.init();
     assert.equal(result.exitCode, 0, describeRun(result));

@@ -405,7 +405,7 @@ describe("pass store errors", { skip: ONLY_ON_LINUX }, () => {
       const refused = await assertQuickCliError(
         () => store.store(host("locked.example.com"), '{"token":"SECRET-locked"}'),
         /needs a passphrase that gpg-agent has not cached/,
-        /Nothing was stored/,
+        /^nothing was stored in pass/,
       );
       assert.doesNotMatch(refused.message, /SECRET/);
       assert.equal(await store.list().then((hosts) => hosts.length), 0);

@@ -105,7 +105,7 @@ if (missing !== undefined) {
       const host = "unicode.example.com";
       const object = '{"token":"tök-😀-中文-ß","note":"Ünïcödé \\u00e9 é"}';
       assertSilentSuccess(await helper(["store", host], object));
-      const stored = await wine.readCredential(`${host}.${SERVICE}`);
+      const stored = await wine.readCredential(`${SERVICE}/${host}`);
       // UTF-16, which the binding used for a password, would be other bytes and twice as many.
       assert.deepEqual(stored?.blob, Buffer.from(object, "utf8"));
       // The rest as the landed version wrote it: the host as user name, nothing else set.
@@ -146,14 +146,14 @@ if (missing !== undefined) {
       const host = "at-limit.example.com";
       const object = objectOfBytes(ENTRY_LIMIT, "é");
       assertSilentSuccess(await helper(["store", host], object));
-      assert.equal((await wine.readCredential(`${host}.${SERVICE}`))?.blob.byteLength, ENTRY_LIMIT);
+      assert.equal((await wine.readCredential(`${SERVICE}/${host}`))?.blob.byteLength, ENTRY_LIMIT);
       assert.equal(await getOk(host), `${object}\n`);
     });
 
     test(`an object over ${ENTRY_LIMIT} bytes is refused with the limit in the message, and the entry is unchanged`, async () => {
       const host = "over-limit.example.com";
       assertSilentSuccess(await helper(["store", host], '{"token":"keep-me"}'));
-      const before = await wine.readCredential(`${host}.${SERVICE}`);
+      const before = await wine.readCredential(`${SERVICE}/${host}`);
       assert.ok(before !== undefined);
 
       const result = await helper(["store", host], objectOfBytes(ENTRY_LIMIT + 1, "x"));
@@ -162,7 +162,7 @@ if (missing !== undefined) {
       assert.match(result.stderr, new RegExp(`\\b${ENTRY_LIMIT}\\b`));
       assert.doesNotMatch(result.stderr, /SECRET-over/);
       // Same bytes and same LastWritten: nothing was written, not even the same object again.
-      assert.deepEqual(await wine.readCredential(`${host}.${SERVICE}`), before);
+      assert.deepEqual(await wine.readCredential(`${SERVICE}/${host}`), before);
       assert.equal(await getOk(host), '{"token":"keep-me"}\n');
     });
 
@@ -257,11 +257,37 @@ if (missing !== undefined) {
       assert.equal(await runOk(helper(["--service", service, "list"])), "even.example.com\n");
     });
 
+    // (a.example, --service prod.dots) and (a.example.prod, --service dots): earlier versions
+    // named both entries "a.example.prod.dots".
+    test("profiles whose host and service share dots never read or delete each other's tokens", async () => {
+      const a = ["--service", "prod.dots"];
+      const b = ["--service", "dots"];
+      // An entry as earlier versions stored it for b's host.
+      await wine.writeLandedCredential(
+        "a.example.prod.dots",
+        "a.example.prod",
+        Buffer.from('{"token":"SECRET-b"}', "utf8"),
+      );
+      assert.equal(await runOk(helper([...a, "get", "a.example"])), "{}\n");
+      assert.equal(await runOk(helper([...a, "list"])), "");
+      assertSilentSuccess(await helper([...a, "forget", "a.example"]));
+      assertSilentSuccess(await helper([...a, "store", "a.example"], '{"token":"SECRET-a"}'));
+      assert.equal(await runOk(helper([...b, "get", "a.example.prod"])), '{"token":"SECRET-b"}\n');
+      assert.equal(await runOk(helper([...a, "get", "a.example"])), '{"token":"SECRET-a"}\n');
+      // b's store moves its entry to the new name; a's forget still leaves it alone.
+      assertSilentSuccess(await helper([...b, "store", "a.example.prod"], '{"token":"SECRET-b2"}'));
+      assert.equal(await wine.readCredential("a.example.prod.dots"), undefined);
+      assertSilentSuccess(await helper([...a, "forget", "a.example"]));
+      assert.equal(await runOk(helper([...a, "get", "a.example"])), "{}\n");
+      assert.equal(await runOk(helper([...b, "get", "a.example.prod"])), '{"token":"SECRET-b2"}\n');
+      assert.equal(await runOk(helper([...b, "list"])), "a.example.prod\n");
+    });
+
     test("an entry stored now carries what the landed version wrote: the same reader sees no difference", async () => {
       const host = "same-as-landed.example.com";
       const object = '{"token":"SECRET-same"}';
       assertSilentSuccess(await helper(["store", host], object));
-      const ours = await wine.readCredential(`${host}.${SERVICE}`);
+      const ours = await wine.readCredential(`${SERVICE}/${host}`);
       await wine.writeLandedCredential(`landed-${host}.${SERVICE}`, host, Buffer.from(object));
       const landed = await wine.readCredential(`landed-${host}.${SERVICE}`);
       assert.ok(ours !== undefined && landed !== undefined);

@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { startPrivateBus, stop, type KeyringSession, type PrivateBus } from "./keyring-session.ts";
 import {
+  answersSearch,
   collectionLocked,
   defaultCollection,
   ownsName,
@@ -100,6 +101,8 @@ export async function startKeePassXcSession(
         },
         "KeePassXC's default collection to be open and unlocked",
       );
+      // Then until it answers a search, as the first call of a test will be.
+      await waitForDaemon(daemon, () => answersSearch(env), "KeePassXC to answer SearchItems");
     } else {
       await openWithNoExposedGroup(session, daemon, database);
     }

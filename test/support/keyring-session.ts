@@ -43,7 +43,8 @@ export interface KeyringSessionOptions {
   readonly abstractBus?: boolean;
 }
 
-const PASSWORD = "test-keyring-password";
+/** The password of the session's login keyring. */
+export const KEYRING_PASSWORD = "test-keyring-password";
 
 /** The Debian packages a keyring session needs, for skip and error messages. */
 export const KEYRING_PACKAGES = "dbus dbus-x11 gnome-keyring libsecret-tools";
@@ -77,7 +78,7 @@ export async function startKeyringSession(
         },
       );
       children.push(daemon);
-      daemon.stdin?.end(PASSWORD);
+      daemon.stdin?.end(KEYRING_PASSWORD);
       await waitFor(
         () => nameHasOwner(env, "org.freedesktop.secrets"),
         "gnome-keyring to own org.freedesktop.secrets",

@@ -28,6 +28,11 @@ export interface PassSessionOptions {
   readonly git?: boolean;
   /** Protect the key with this passphrase; it is not cached, so decrypting needs a pinentry. */
   readonly passphrase?: string;
+  /**
+   * No key and no store: an empty GNUPGHOME and a PASSWORD_STORE_DIR that does not exist, as
+   * on a machine pass was never set up on (`fingerprint` is then empty).
+   */
+  readonly bare?: boolean;
 }
 
 /** The Debian packages a pass session needs, for error messages. */
@@ -74,6 +79,7 @@ export async function startPassSession(options: PassSessionOptions = {}): Promis
     rmSync(sandbox, { recursive: true, force: true });
   };
 
+  if (options.bare === true) return { env, storeDir, home, fingerprint: "", close };
   try {
     const secret = options.passphrase ?? "";
     // With an empty passphrase the key is left unprotected; a non-empty one needs loopback,

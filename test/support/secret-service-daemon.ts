@@ -101,13 +101,26 @@ export async function ownsName(
 
 /** The object path the "default" alias names, or "/" for none (or no answer). */
 export async function defaultCollection(env: Record<string, string>): Promise<string> {
-  const reply = await dbusSend(env, [
+  return lastObjectPath(await serviceCall(env, "ReadAlias", "string:default")) ?? "/";
+}
+
+/**
+ * Whether the service answers a search (for an attribute no item has): a service that owns
+ * its name may still be setting up, and KeePassXC 2.7.4 crashed on a call made then.
+ */
+export async function answersSearch(env: Record<string, string>): Promise<boolean> {
+  const reply = await serviceCall(env, "SearchItems", "dict:string:string:tfck-probe,1");
+  return /^method return/m.test(reply);
+}
+
+/** dbus-send's output for a call of org.freedesktop.Secret.Service; "" for no answer. */
+function serviceCall(env: Record<string, string>, member: string, argument: string) {
+  return dbusSend(env, [
     "--dest=org.freedesktop.secrets",
     "/org/freedesktop/secrets",
-    "org.freedesktop.Secret.Service.ReadAlias",
-    "string:default",
+    `org.freedesktop.Secret.Service.${member}`,
+    argument,
   ]).catch(() => "");
-  return lastObjectPath(reply) ?? "/";
 }
 
 /** The collection's Locked property: undefined if it cannot be read. */

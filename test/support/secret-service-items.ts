@@ -1,6 +1,10 @@
 import { sessionBusAddresses } from "../../src/stores/secret-service/bus-address.ts";
 import { BusConnection } from "../../src/stores/secret-service/connection.ts";
-import { NO_PROMPTS, SecretServiceApi } from "../../src/stores/secret-service/secret-service.ts";
+import {
+  ItemGone,
+  NO_PROMPTS,
+  SecretServiceApi,
+} from "../../src/stores/secret-service/secret-service.ts";
 import { SessionError, startKeyExchange } from "../../src/stores/secret-service/session.ts";
 
 /**
@@ -41,6 +45,26 @@ export function countItems(
   return withApi(env, async (api) => {
     const { unlocked, locked } = await api.searchItems(attributes);
     return unlocked.length + locked.length;
+  });
+}
+
+/**
+ * Deletes every item that carries all of `attributes`, as another program would (as
+ * `secret-tool clear` does): no turn taken, and an item already gone is no error.
+ */
+export function deleteItems(
+  env: Record<string, string>,
+  attributes: Record<string, string>,
+): Promise<void> {
+  return withApi(env, async (api) => {
+    const { unlocked } = await api.searchItems(attributes);
+    await Promise.all(
+      unlocked.map((item) =>
+        api.deleteItem(item).catch((error: unknown) => {
+          if (!(error instanceof ItemGone)) throw error;
+        }),
+      ),
+    );
   });
 }
 

@@ -10,6 +10,13 @@ test("oneLine removes control and line-separator characters a terminal would act
   assert.equal(oneLine("a\u001b[2Jb\u0000c\u2028d\u2029e\u0085f"), "a [2Jb c d e f");
 });
 
+test("oneLine escapes format characters, such as bidi overrides, instead of passing them on", () => {
+  assert.equal(
+    oneLine("evil\u202eexe.txt \u200b\u{e0041}"),
+    "evil\\u202eexe.txt \\u200b\\udb40\\udc41",
+  );
+});
+
 test("oneLine cuts text over maxLength to exactly maxLength, ending in ...", () => {
   const cut = oneLine("x".repeat(400), 300);
   assert.equal(cut.length, 300);

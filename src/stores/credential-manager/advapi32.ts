@@ -90,11 +90,12 @@ export function openAdvapi32(): CredentialManagerApi {
       }
       const credential = pointerIn(out);
       try {
+        const userName = readWideString(read.ptr(credential, CREDENTIALW.UserName));
         const size = read.u32(credential, CREDENTIALW.CredentialBlobSize);
-        if (size === 0) return new Uint8Array(0);
+        if (size === 0) return { userName, blob: new Uint8Array(0) };
         const blob = read.ptr(credential, CREDENTIALW.CredentialBlob) as Pointer;
         // A copy: the memory is Credential Manager's and goes with CredFree.
-        return new Uint8Array(toArrayBuffer(blob, 0, size)).slice();
+        return { userName, blob: new Uint8Array(toArrayBuffer(blob, 0, size)).slice() };
       } finally {
         advapi32.CredFree(credential);
       }

@@ -11,10 +11,18 @@ export interface CredentialSummary {
   readonly blobSize: number;
 }
 
+/** A generic credential as `read` gives it: its user name and a copy of its blob. */
+export interface CredentialEntry {
+  /** The user name, or "" when it has none. */
+  readonly userName: string;
+  /** A copy, which the caller may (and should) overwrite when done. */
+  readonly blob: Uint8Array;
+}
+
 /** Credential Manager's calls for generic credentials, with no pointer in sight. */
 export interface CredentialManagerApi {
-  /** A copy of the blob of the generic credential `targetName`; undefined when there is none. */
-  read(targetName: string): Uint8Array | undefined;
+  /** The generic credential `targetName`; undefined when there is none. */
+  read(targetName: string): CredentialEntry | undefined;
   /**
    * Creates or replaces the generic credential `targetName` with `userName` and `blob`, as
    * earlier versions wrote it (advapi32.ts names the fields).

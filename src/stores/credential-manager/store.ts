@@ -13,18 +13,37 @@ import {
 export type GuardCall = <T>(call: () => T) => T;
 
 /**
- * Windows Credential Manager: one generic credential per host, named `<host>.<service>`,
- * with the host as its user name and the credentials object's raw UTF-8 bytes as its blob
- * (the entries @napi-rs/keyring wrote for earlier versions, which this store reads, lists
- * and forgets as its own). UTF-8, not UTF-16 as a "password": it keeps the whole 2560
- * bytes of an entry for the object.
+ * The name of the entry for `host` in `service`: `<service>/<host>`. A "/" occurs in neither
+ * a hostname nor a service name (parseServiceName), so no two profiles share a name.
+ */
+export function entryName(service: string, host: Hostname): string {
+  return `${service}/${host}`;
+}
+
+/**
+ * The name earlier versions gave that entry, `<host>.<service>` (the @napi-rs/keyring
+ * convention): ambiguous, (a.example, prod.work) and (a.example.prod, work) share one. Such
+ * an entry is this profile's only when its user name is `host`.
+ */
+export function legacyEntryName(service: string, host: Hostname): string {
+  return `${host}.${service}`;
+}
+
+/**
+ * Windows Credential Manager: one generic credential per host, named by `entryName`, with
+ * the host as its user name and the credentials object's raw UTF-8 bytes as its blob. UTF-8,
+ * not UTF-16 as a "password": it keeps the whole 2560 bytes of an entry for the object.
+ *
+ * Entries of earlier versions (and of @napi-rs/keyring) under `legacyEntryName` are read,
+ * listed and forgotten as this store's own when their user name is the host, and a store
+ * moves one to its new name; one whose user name is another host belongs to another
+ * profile and is never touched.
  */
 export function createCredentialManagerStore(
   api: CredentialManagerApi,
   service: string,
   guard: GuardCall,
 ): CredentialStore {
-  const targetName = (host: Hostname) => `${host}.${service}`;
   const call = <T>(action: string, operation: () => T): T => {
     try {
       return guard(operation);
@@ -32,19 +51,32 @@ export function createCredentialManagerStore(
       throw error instanceof Win32Error ? credentialManagerError(action, error) : error;
     }
   };
+  /** This profile's entry of an earlier version for `host`, or undefined. */
+  const readLegacy = (host: Hostname) => {
+    const entry = call("read from", () => api.read(legacyEntryName(service, host)));
+    if (entry === undefined || entry.userName === host) return entry;
+    entry.blob.fill(0);
+    return undefined;
+  };
+  const forgetLegacy = (host: Hostname) => {
+    const entry = readLegacy(host);
+    if (entry === undefined) return;
+    entry.blob.fill(0);
+    call("delete from", () => api.delete(legacyEntryName(service, host)));
+  };
 
   return {
     async get(host) {
-      const blob = call("read from", () => api.read(targetName(host)));
-      if (blob === undefined) return undefined;
+      const entry = call("read from", () => api.read(entryName(service, host))) ?? readLegacy(host);
+      if (entry === undefined) return undefined;
       try {
-        return new TextDecoder("utf-8", { fatal: true }).decode(blob);
+        return new TextDecoder("utf-8", { fatal: true }).decode(entry.blob);
       } catch {
         throw new CliError(
           `the Credential Manager entry for ${host} is not UTF-8 text; run "terraform logout ${host}" (or "tofu logout ${host}") and log in again`,
         );
       } finally {
-        blob.fill(0);
+        entry.blob.fill(0);
       }
     },
     async store(host, secret) {
@@ -54,13 +86,13 @@ export function createCredentialManagerStore(
           `the credentials object is ${blob.byteLength} bytes, and Windows Credential Manager keeps at most ${CRED_MAX_CREDENTIAL_BLOB_SIZE} bytes per entry; nothing was stored`,
         );
       }
+      const name = entryName(service, host);
       try {
-        call("write to", () => api.write(targetName(host), host, blob));
+        call("write to", () => api.write(name, host, blob));
       } catch (error) {
         // Wine keeps credentials as registry keys, whose names stop at 255 characters with
         // its own prefix: a long host fails there (not on Windows) with a code that says
         // nothing of it. Name the likely cause.
-        const name = targetName(host);
         if (error instanceof CliError && name.length > 220) {
           throw new CliError(
             `${error.message} (the entry's name, ${name.length} characters, may be longer than this Credential Manager takes: Wine keeps at most about 240)`,
@@ -72,9 +104,13 @@ export function createCredentialManagerStore(
       } finally {
         blob.fill(0);
       }
+      // Once the new entry is in place: a failure here leaves the old one, which get no
+      // longer reads, for the next store or forget.
+      forgetLegacy(host);
     },
     async forget(host) {
-      call("delete from", () => api.delete(targetName(host)));
+      call("delete from", () => api.delete(entryName(service, host)));
+      forgetLegacy(host);
     },
     async list() {
       return hostsOf(
@@ -86,16 +122,18 @@ export function createCredentialManagerStore(
 }
 
 /**
- * The hosts of `service` among `credentials`: those named `<user name>.<service>` whose
- * user name is a host in normalized form. Anything else was written by another program (or
- * by hand), and get and forget could not reach it by that name.
+ * The hosts of `service` among `credentials`: those named `entryName(service, user name)`
+ * or `legacyEntryName(service, user name)` whose user name is a host in normalized form.
+ * Anything else was written by another program, by hand or for another profile, and get and
+ * forget could not reach it by that name.
  */
 export function hostsOf(credentials: readonly CredentialSummary[], service: string): Hostname[] {
   const hosts = new Set<Hostname>();
   for (const { targetName, userName } of credentials) {
-    if (targetName !== `${userName}.${service}`) continue;
     const host = canonicalHostname(userName);
-    if (host !== undefined) hosts.add(host);
+    if (host === undefined) continue;
+    if (targetName === entryName(service, host) || targetName === legacyEntryName(service, host))
+      hosts.add(host);
   }
   return [...hosts].sort();
 }

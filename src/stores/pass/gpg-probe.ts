@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
+import { fixFor, renderFix } from "../../fixes.ts";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import type { Deadline } from "./deadline.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -29,39 +31,46 @@ export type GpgVerdict =
   | { readonly ok: true }
   | {
       readonly ok: false;
-      /** locked: the secret key is here but needs a passphrase no one can type. */
-      readonly kind: "no key" | "cannot encrypt" | "no secret key" | "locked";
+      /**
+       * locked: the secret key is here but needs a passphrase no one can type; no answer: gpg
+       * (its gpg-agent) did not answer before the deadline, so nothing is known of the key.
+       */
+      readonly kind: "no key" | "cannot encrypt" | "no secret key" | "locked" | "no answer";
       /** In a few words, for a message. */
       readonly reason: string;
     };
+
+/**
+ * The fingerprint of the first secret key gpg has here, or `undefined` when it has none (or
+ * gpg cannot be run): what `pass init` needs.
+ */
+export async function firstSecretKey(env: Env, deadline: Deadline): Promise<string | undefined> {
+  const listing = await runGpg(
+    env,
+    ["--batch", "--with-colons", "--list-secret-keys"],
+    "",
+    deadline,
+  );
+  if (listing.code !== 0) return undefined;
+  return /^fpr:+([0-9A-F]{40}):/m.exec(listing.stdout)?.[1];
+}
 
 /**
  * Whether gpg can decrypt, right now and with nobody to type a passphrase, what is
  * encrypted to the store's `recipients`: a probe message is encrypted to them and decrypted
  * with `--pinentry-mode error`, so a key whose passphrase gpg-agent has not cached fails at
  * once instead of showing a pinentry.
+ *
+ * Every gpg run shares `deadline`: a run it cuts short means gpg-agent did not answer (with
+ * `--pinentry-mode error` nothing else waits), which is said as such, never taken for a
+ * missing or locked key.
  */
-/**
- * The fingerprint of the first secret key gpg has here, or `undefined` when it has none (or
- * gpg cannot be run): what `pass init` needs.
- */
-export async function firstSecretKey(env: Env, timeoutMs: number): Promise<string | undefined> {
-  const listing = await runGpg(
-    env,
-    ["--batch", "--with-colons", "--list-secret-keys"],
-    "",
-    timeoutMs,
-  );
-  if (listing.code !== 0) return undefined;
-  return /^fpr:+([0-9A-F]{40}):/m.exec(listing.stdout)?.[1];
-}
-
 export async function gpgDecrypts(
   env: Env,
   recipients: readonly string[],
-  timeoutMs: number,
+  deadline: Deadline,
 ): Promise<GpgVerdict> {
-  const gpg = (args: readonly string[], input: string) => runGpg(env, args, input, timeoutMs);
+  const gpg = (args: readonly string[], input: string) => runGpg(env, args, input, deadline);
   if (recipients.length === 0) return { ok: false, kind: "no key", reason: ".gpg-id names no key" };
   const probe = "terraform-credentials-keychain doctor probe";
   const encrypted = await gpg(
@@ -76,18 +85,21 @@ export async function gpgDecrypts(
     ],
     probe,
   );
+  if (encrypted.timedOut) return noAnswer(deadline);
   if (encrypted.code !== 0) {
-    const reason = `gpg cannot encrypt to its key ${recipients.join(", ")} (${firstLine(encrypted.stderr)})`;
+    const reason = `gpg cannot encrypt to its key ${recipients.join(", ")} (${errorLine(encrypted.stderr)})`;
     return { ok: false, kind: "cannot encrypt", reason };
   }
   const decrypted = await gpg(
     ["--batch", "--pinentry-mode", "error", "--decrypt"],
     encrypted.stdout,
   );
+  if (decrypted.timedOut) return noAnswer(deadline);
   if (decrypted.code === 0 && decrypted.stdout === probe) return { ok: true };
   // A locked key also fails as "No secret key" when no pinentry may ask: whether the secret
   // key is there at all tells the two apart.
   const secretKeys = await gpg(["--batch", "--list-secret-keys", ...recipients], "");
+  if (secretKeys.timedOut) return noAnswer(deadline);
   return secretKeys.code !== 0
     ? {
         ok: false,
@@ -98,44 +110,81 @@ export async function gpgDecrypts(
         ok: false,
         kind: "locked",
         reason:
-          "its gpg key needs a passphrase that gpg-agent has not cached, and no one can type it here (terraform login would work, the next terraform init would fail)",
+          "its gpg key needs a passphrase that gpg-agent has not cached, and no one can type it here",
       };
 }
+
+/**
+ * The probe's verdict when gpg did not answer in time. gpg waits for its agent without a
+ * word (a stopped or hung gpg-agent), and "gpgconf --kill" asks that same agent to exit, so
+ * the process itself may have to be ended.
+ */
+function noAnswer(deadline: Deadline): GpgVerdict {
+  return {
+    ok: false,
+    kind: "no answer",
+    reason: `gpg-agent did not answer within ${deadline.timeoutMs / 1000} s (it is hung or stopped)`,
+  };
+}
+
+/** What to do about a gpg-agent that does not answer, as printed. */
+export const HUNG_AGENT_FIX = renderFix(fixFor("gpg-agent-hung"));
 
 interface GpgRun {
   readonly code: number | null;
   readonly stdout: string;
   readonly stderr: string;
+  /** Killed at the deadline (or not started, none being left). */
+  readonly timedOut: boolean;
 }
 
 function runGpg(
   env: Env,
   args: readonly string[],
   input: string,
-  timeoutMs: number,
+  deadline: Deadline,
 ): Promise<GpgRun> {
+  const timeoutMs = Math.ceil(deadline.remainingMs());
+  if (timeoutMs <= 0)
+    return Promise.resolve({ code: null, stdout: "", stderr: "", timedOut: true });
   return new Promise((resolve) => {
     const child = spawn("gpg", args, {
       env,
       stdio: ["pipe", "pipe", "pipe"],
       timeout: timeoutMs,
+      killSignal: "SIGKILL",
     });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (data: Buffer) => (stdout += data.toString()));
     child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
-    child.on("error", (error) => resolve({ code: null, stdout, stderr: error.message }));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.on("error", (error) =>
+      resolve({ code: null, stdout, stderr: error.message, timedOut: false }),
+    );
+    // Only a kill at the deadline leaves no exit code and our own signal.
+    child.on("close", (code, signal) =>
+      resolve({ code, stdout, stderr, timedOut: code === null && signal === "SIGKILL" }),
+    );
     child.stdin.on("error", () => undefined);
     child.stdin.end(input);
   });
 }
 
-function firstLine(text: string): string {
-  return (
-    text
-      .split("\n")
-      .find((line) => line.trim() !== "")
-      ?.trim() ?? "no message"
-  );
+/**
+ * The line of gpg's stderr that says what went wrong: one naming a skipped key or a failure,
+ * else the last one. Not its first: a fresh GNUPGHOME starts with "keybox ... created".
+ */
+function errorLine(text: string): string {
+  const lines = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  return lines.find((line) => /: skipped: |failed: /.test(line)) ?? lines.at(-1) ?? "no message";
+}
+
+/** gpg's `-r` options for `recipients`, as shell words (the gpg-key-locked fix's RECIPIENTS). */
+export function recipientOptions(recipients: readonly string[]): string {
+  // Key ids are fingerprints, e-mail addresses or "Name <address>": nothing a double-quoted
+  // shell word would expand, and the first two need no quotes.
+  return recipients.map((id) => (/^[\w@.:+-]+$/.test(id) ? `-r ${id}` : `-r "${id}"`)).join(" ");
 }

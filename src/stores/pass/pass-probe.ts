@@ -1,21 +1,32 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
-import { firstSecretKey, gpgDecrypts, storeRecipients } from "./gpg-probe.ts";
+import { deadlineIn } from "./deadline.ts";
+import {
+  firstSecretKey,
+  gpgDecrypts,
+  HUNG_AGENT_FIX,
+  recipientOptions,
+  storeRecipients,
+} from "./gpg-probe.ts";
 import { passStoreDir, TOP_FOLDER } from "./pass-store.ts";
 import type { ProbeResult } from "../probe-result.ts";
+import { fixFor, renderFix } from "../../fixes.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * Whether the pass store can work here, as a `get` from Terraform would find it: `pass` on
  * PATH, a store that `pass init` has set up, and a gpg key that decrypts without a person
- * (see `gpgDecrypts`). Never touches a stored entry, and never pops a pinentry.
+ * (see `gpgDecrypts`). Never touches a stored entry, and never pops a pinentry. Its gpg runs
+ * together take at most `timeoutMs`.
  */
 export async function probePass(
   env: Env,
   homedir: string,
   platform: NodeJS.Platform,
+  timeoutMs: number,
 ): Promise<ProbeResult> {
+  const deadline = deadlineIn(timeoutMs);
   const onPath = (env.PATH ?? "")
     .split(path.delimiter)
     .filter((dir) => dir !== "")
@@ -42,24 +53,31 @@ export async function probePass(
   if (!existsSync(path.join(storeDir, ".gpg-id"))) {
     // A fix that runs as printed: the key this machine has, or one made for the purpose
     // (no passphrase, as a build machine needs; a person may prefer one gpg-agent caches).
-    const key = await firstSecretKey(env, 5000);
-    const id = "terraform-credentials <$USER@$(hostname)>";
+    const key = await firstSecretKey(env, deadline);
     return {
       status: "fail",
       summary: `the password store in ${storeDir} is not initialised`,
-      fix:
-        key === undefined
-          ? `run: gpg --batch --passphrase '' --quick-gen-key "${id}" default default never && pass init "${id}"`
-          : `run "pass init ${key}" (the secret key gpg has here)`,
+      fix: renderFix(
+        key === undefined ? fixFor("gpg-key-missing") : fixFor("pass-store-missing", { KEY: key }),
+      ),
       safeToOpen: false,
     };
   }
-  const verdict = await gpgDecrypts(env, storeRecipients(storeDir, TOP_FOLDER), 5000);
+  const recipients = storeRecipients(storeDir, TOP_FOLDER);
+  const verdict = await gpgDecrypts(env, recipients, deadline);
   if (!verdict.ok) {
+    // Only a passphrase can be dealt with here; a key that is not on this machine cannot.
     return {
       status: "fail",
       summary: `the password store in ${storeDir} is initialised, but ${verdict.reason}`,
-      fix: 'unlock the key once in a terminal (run "pass show" on any entry, or "gpg --decrypt" on a file encrypted to it), or use a key without a passphrase on build machines',
+      fix:
+        verdict.kind === "no answer"
+          ? HUNG_AGENT_FIX
+          : renderFix(
+              verdict.kind === "locked"
+                ? fixFor("gpg-key-locked", { RECIPIENTS: recipientOptions(recipients) })
+                : fixFor("gpg-key-elsewhere"),
+            ),
       safeToOpen: false,
     };
   }

@@ -9,7 +9,9 @@ import type { Hostname } from "../../protocol/hostname.ts";
 import { canonicalHostname } from "../../protocol/hostname.ts";
 import type { CredentialStore } from "../credential-store.ts";
 import { registerCleanup } from "../../system/exit-cleanups.ts";
-import { gpgDecrypts, storeRecipients } from "./gpg-probe.ts";
+import { deadlineIn, type Deadline } from "./deadline.ts";
+import { gpgDecrypts, HUNG_AGENT_FIX, recipientOptions, storeRecipients } from "./gpg-probe.ts";
+import { fixFor, renderFix } from "../../fixes.ts";
 
 /** What `createPassStore` needs; everything comes in as values, nothing is read globally. */
 export interface PassStoreOptions {
@@ -22,8 +24,9 @@ export interface PassStoreOptions {
   /** The `pass` executable, looked up on the PATH in `env`; "pass" unless given. */
   readonly passCommand?: string;
   /**
-   * How long one `pass` run may take before it is killed; 30 s unless given. Waiting for
-   * another process to release the store's lock is bounded by a little over twice that.
+   * How long one call (get, store, forget) may take in all, 30 s unless given: waiting for
+   * another process to release the store's lock, gpg's probe and `pass` share it, and
+   * whatever runs at its end is killed.
    */
   readonly timeoutMs?: number;
   /**
@@ -73,23 +76,31 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
   const command = options.passCommand ?? "pass";
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const storeDir = passStoreDir(options.env, options.homedir);
-  const folder = `${TOP_FOLDER}/${encodeSegment(options.service)}`;
+  const folder = serviceFolder(options.service);
   const entryName = (host: Hostname) => `${folder}/${encodeHostForPath(host)}`;
   const env = passEnvironment(options.env);
   const context: FailureContext = { command, storeDir, timeoutMs };
 
-  const pass = (args: readonly string[], stdin?: string) =>
-    withStoreLock(storeDir, timeoutMs, options.processes, () => runPass(args, env, stdin, context));
+  const pass = (args: readonly string[]) => {
+    const deadline = deadlineIn(timeoutMs);
+    return withStoreLock(storeDir, deadline, options.processes, () =>
+      runPass(args, env, undefined, context, deadline),
+    );
+  };
   // What doctor finds, store says: a key that is here but cannot decrypt without a
   // passphrase would let login succeed and every later get fail. Other failures (no such
-  // key, no store) are left to pass, which names them. Run under the lock, as gpg is.
-  const refuseLockedKey = async () => {
+  // key, no store) are left to pass, which names them. Run under the lock, as gpg is. A
+  // gpg-agent that does not answer has used up the call's time: that is said, not guessed at.
+  const refuseLockedKey = async (deadline: Deadline) => {
     const recipients = storeRecipients(storeDir, folder);
     if (recipients.length === 0) return;
-    const verdict = await gpgDecrypts(env, recipients, timeoutMs);
+    const verdict = await gpgDecrypts(env, recipients, deadline);
+    if (!verdict.ok && verdict.kind === "no answer") {
+      throw new CliError(`nothing was stored in pass: ${verdict.reason}; ${HUNG_AGENT_FIX}`);
+    }
     if (!verdict.ok && verdict.kind === "locked") {
       throw new CliError(
-        `could not store in pass: ${verdict.reason}; unlock the key once in a terminal (run "pass show" on any entry), or use a key without a passphrase on build machines. Nothing was stored`,
+        `nothing was stored in pass: ${verdict.reason}; ${renderFix(fixFor("gpg-key-locked", { RECIPIENTS: recipientOptions(recipients) }))}`,
       );
     }
   };
@@ -107,9 +118,10 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
       // Written with a final newline, as `pass insert` without --multiline would (`echo`), so
       // the entry looks like any other to `pass show`; `get` takes it off again.
       const args = ["insert", "--multiline", "--force", name];
-      const result = await withStoreLock(storeDir, timeoutMs, options.processes, async () => {
-        await refuseLockedKey();
-        return runPass(args, env, `${secret}\n`, context);
+      const deadline = deadlineIn(timeoutMs);
+      const result = await withStoreLock(storeDir, deadline, options.processes, async () => {
+        await refuseLockedKey(deadline);
+        return runPass(args, env, `${secret}\n`, context, deadline);
       });
       // pass exits 0 even when its git commit fails (no `set -e`, and it ends in `exit 0`): the
       // entry is written and encrypted by then, so that is success, as it is for pass.
@@ -183,6 +195,11 @@ export function decodeHostFromPath(segment: string): Hostname | undefined {
 }
 
 export const TOP_FOLDER = "terraform-credentials";
+
+/** The folder of the store that holds the entries of `service`. */
+export function serviceFolder(service: string): string {
+  return `${TOP_FOLDER}/${encodeSegment(service)}`;
+}
 const ENTRY_SUFFIX = ".gpg";
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DOT = 0x2e;
@@ -258,15 +275,18 @@ const CLOSE_GRACE_MS = 1000;
 /**
  * Runs `pass` once with `stdin` as its only input and collects its output. Resolves with the
  * exit code whatever it is; throws a `CliError` only if `pass` cannot be started or runs out
- * of time (then it is killed).
+ * of time, what is left of `deadline` (then it is killed).
  */
 function runPass(
   args: readonly string[],
   env: Record<string, string>,
   stdin: string | undefined,
   context: FailureContext,
+  deadline: Deadline,
 ): Promise<PassResult> {
-  const { command, timeoutMs } = context;
+  const { command } = context;
+  const timeoutMs = deadline.remainingMs();
+  if (timeoutMs <= 0) return Promise.reject(timeoutFailure(args, context));
   return new Promise((resolve, reject) => {
     // Not detached: a Ctrl-C in Terraform's terminal must reach pass and gpg as well.
     const child = spawn(command, args, { env, stdio: ["pipe", "pipe", "pipe"] });
@@ -323,11 +343,14 @@ function runPass(
     child.once("exit", (code) => {
       if (settled) return;
       exitCode = code;
-      grace = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-        done();
-      }, CLOSE_GRACE_MS);
+      grace = setTimeout(
+        () => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          done();
+        },
+        Math.min(CLOSE_GRACE_MS, deadline.remainingMs()),
+      );
     });
     child.once("close", done);
   });
@@ -355,14 +378,12 @@ const LOCK_POLL_MS = 25;
  */
 async function withStoreLock<T>(
   storeDir: string,
-  timeoutMs: number,
+  deadline: Deadline,
   processes: LockProcesses | undefined,
   operation: () => Promise<T>,
 ): Promise<T> {
   const lock = path.join(storeDir, LOCK_NAME);
-  const staleAfterMs = timeoutMs + 10_000;
-  // This call's own deadline: a held lock is waited on no longer than any other call.
-  const deadline = Date.now() + timeoutMs;
+  const staleAfterMs = deadline.timeoutMs + 10_000;
   const owner = `${os.hostname()}:${processes?.pid ?? 0}`;
   let release: (() => void) | undefined;
   for (;;) {
@@ -388,7 +409,8 @@ async function withStoreLock<T>(
       await (holder.isDirectory ? rmdir(lock) : unlink(lock)).catch(() => undefined);
       continue;
     }
-    if (Date.now() > deadline) {
+    // The call's own deadline: what the holder leaves of it is all the operation gets.
+    if (deadline.remainingMs() <= 0) {
       throw new CliError(
         `the password store in ${storeDir} is busy: ${lock} has been held for ${seconds(holder.ageMs)} s by another process; if no terraform-credentials helper is running, remove it`,
       );
@@ -456,7 +478,7 @@ function spawnFailure(error: Error, context: FailureContext): CliError {
 function timeoutFailure(args: readonly string[], context: FailureContext): CliError {
   const name = args.at(-1) ?? "";
   return new CliError(
-    `"pass ${args[0] ?? ""}" did not finish within ${seconds(context.timeoutMs)} s, most likely because gpg is waiting for a passphrase that nobody can enter here; unlock the key first (run "pass show ${name}" once in a terminal) or use a key without a passphrase on build machines`,
+    `"pass ${args[0] ?? ""}" did not finish within ${seconds(context.timeoutMs)} s: gpg is waiting for a passphrase that nobody can enter here, or for a gpg-agent that does not answer; unlock the key first (run "pass show ${name}" once in a terminal) or use a key without a passphrase on build machines; a hung agent: ${HUNG_AGENT_FIX}`,
   );
 }
 

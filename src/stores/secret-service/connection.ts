@@ -1,4 +1,11 @@
-import { connectUnixSocket, type SocketAddress, type UnixSocket } from "./unix-socket.ts";
+import { oneLine, printable } from "../../quote.ts";
+import { describeAddress } from "./bus-address.ts";
+import {
+  connectUnixSocket,
+  type ConnectFailed,
+  type SocketAddress,
+  type UnixSocket,
+} from "./unix-socket.ts";
 import {
   concat,
   encodeMessage,
@@ -6,6 +13,7 @@ import {
   MessageType,
   type DbusValue,
   type Message,
+  type MessageHeader,
 } from "./wire.ts";
 
 /** One method call. */
@@ -41,24 +49,48 @@ export class BusUnavailable extends Error {
   }
 }
 
-/** What DeadlineExpired names while a store waits for another helper's store of the same host. */
-export const TURN = "its turn (another helper is storing the same host)";
+/** What DeadlineExpired names while a store or forget waits for another helper's turn on the same host. */
+export const TURN = "its turn (another helper is storing or forgetting the same host)";
 
 /** A call had no answer when the deadline passed. */
 export class DeadlineExpired extends Error {
   readonly call: string;
+  /** The bus name the call went to (who hung); undefined for a wait for a signal. */
+  readonly destination: string | undefined;
 
-  constructor(call: string) {
+  constructor(call: string, destination?: string) {
     super(`no answer to ${call} before the deadline`);
     this.call = call;
+    this.destination = destination;
     this.name = "DeadlineExpired";
   }
+}
+
+/** Which signals a wait is for: each field given must match (arg0: the first argument). */
+export interface SignalFilter {
+  readonly sender?: string;
+  readonly path?: string;
+  readonly interface: string;
+  readonly member: string;
+  readonly arg0?: string;
 }
 
 /** The clock a connection keeps its deadline by (performance.now()'s milliseconds). */
 export interface Clock {
   now(): number;
 }
+
+/** What a connect's error code means here, in words. */
+const CONNECT_ERRORS: Readonly<Record<string, string | undefined>> = {
+  ENOENT: "no such socket",
+  ECONNREFUSED: "nothing listens there",
+  EAGAIN: "it accepts no more connections for the moment",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  ENOTDIR: "a part of the path is not a directory",
+  ENAMETOOLONG: "the path is too long for a socket",
+  EAFNOSUPPORT: "abstract sockets need the built executable",
+};
 
 /** The message bus itself, as a call's destination. */
 export const BUS = {
@@ -77,6 +109,7 @@ const MAX_AUTH_BYTES = 4096;
 
 interface Pending {
   readonly what: string;
+  readonly destination?: string;
   resolve(message: Message): void;
   reject(error: Error): void;
 }
@@ -90,12 +123,14 @@ interface Pending {
 export class BusConnection {
   private serial = 0;
   private readonly pending = new Map<number, Pending>();
-  private readonly signalHandlers = new Set<(message: Message) => void>();
+  private readonly signalHandlers = new Map<SignalFilter, (message: Message) => void>();
   private outgoing: Uint8Array[] = [];
   private flushQueued = false;
   private authenticated = false;
   private authText = "";
-  private readonly reader = new MessageReader();
+  // Only our replies and the signals we wait for are read: any client on the bus can send us
+  // a message, and its body is never decoded, nor its bytes kept.
+  private readonly reader = new MessageReader((header) => this.wanted(header));
   private timer: ReturnType<typeof setTimeout> | undefined;
   private failure: Error | undefined;
 
@@ -130,10 +165,14 @@ export class BusConnection {
         closed: (error) => holder.connection?.fail(closedError(error)),
       });
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
+      const { code, message } = error as ConnectFailed;
+      const why =
+        code === undefined
+          ? oneLine(message, 120)
+          : `${code}, ${CONNECT_ERRORS[code] ?? oneLine(message, 120)}`;
       throw new BusUnavailable(
-        `could not connect to the D-Bus session bus: ${(error as Error).message}`,
-        typeof code === "string" ? code : undefined,
+        `could not connect to the D-Bus session bus at ${printable(describeAddress(address))}: ${why}`,
+        code,
       );
     }
     const connection = new BusConnection(socket, deadline, clock);
@@ -168,22 +207,22 @@ export class BusConnection {
     });
     return new Promise<Message>((resolve, reject) => {
       if (this.pending.size === 0) this.awaitingAnswers(true);
-      this.pending.set(serial, { what, resolve, reject });
+      this.pending.set(serial, { what, destination: call.destination, resolve, reject });
       this.queue(bytes, flush);
     });
   }
 
   /**
-   * Resolves with the first signal that `matches`, received from now on. Waiting counts as
-   * a call: the deadline ends it too.
+   * Resolves with the first signal that matches `filter`, received from now on. Waiting
+   * counts as a call: the deadline ends it too.
    */
-  waitForSignal(matches: (message: Message) => boolean, what: string): Promise<Message> {
-    return this.cancellableWait(matches, what).signal;
+  waitForSignal(filter: SignalFilter, what: string): Promise<Message> {
+    return this.cancellableWait(filter, what).signal;
   }
 
   /** waitForSignal, with a way to stop waiting (the promise then rejects). */
   private cancellableWait(
-    matches: (message: Message) => boolean,
+    filter: SignalFilter,
     what: string,
   ): { signal: Promise<Message>; cancel(): void } {
     if (this.failure !== undefined) return { signal: Promise.reject(this.failure), cancel() {} };
@@ -198,8 +237,8 @@ export class BusConnection {
     const signal = new Promise<Message>((resolve, reject) => {
       if (this.pending.size === 0) this.awaitingAnswers(true);
       const handler = (message: Message) => {
-        if (!matches(message)) return;
-        this.signalHandlers.delete(handler);
+        if (filter.arg0 !== undefined && message.body[0] !== filter.arg0) return;
+        this.signalHandlers.delete(filter);
         this.settled(key);
         resolve(message);
       };
@@ -207,11 +246,11 @@ export class BusConnection {
         what,
         resolve,
         reject: (error) => {
-          this.signalHandlers.delete(handler);
+          this.signalHandlers.delete(filter);
           reject(error);
         },
       });
-      this.signalHandlers.add(handler);
+      this.signalHandlers.set(filter, handler);
     });
     return { signal, cancel };
   }
@@ -226,10 +265,7 @@ export class BusConnection {
   async acquireName(name: string): Promise<boolean> {
     // Waited for from before the request: the signal can arrive in the same read as the reply.
     const acquired = this.cancellableWait(
-      (message) =>
-        message.sender === BUS.destination &&
-        message.member === "NameAcquired" &&
-        message.body[0] === name,
+      { sender: BUS.destination, interface: BUS.interface, member: "NameAcquired", arg0: name },
       TURN,
     );
     acquired.signal.catch(() => {
@@ -299,7 +335,8 @@ export class BusConnection {
         // The oldest unanswered call is what hangs; a wait for a signal only if no call is left.
         const calls = [...this.pending].filter(([key]) => key > 0);
         const [oldest] = calls.length > 0 ? calls : [...this.pending];
-        this.fail(new DeadlineExpired(oldest?.[1].what ?? "the bus"));
+        const hung = oldest?.[1];
+        this.fail(new DeadlineExpired(hung?.what ?? "the bus", hung?.destination));
       },
       Math.max(0, this.deadline - this.clock.now()),
     );
@@ -349,12 +386,29 @@ export class BusConnection {
     }
   }
 
+  /**
+   * Whether a message is to be read, by its header alone: a reply to a call still waiting,
+   * or a signal someone waits for. Calls aimed at us are not: we offer nothing on the bus.
+   */
+  private wanted(header: MessageHeader): boolean {
+    switch (header.type) {
+      case MessageType.MethodReturn:
+      case MessageType.Error:
+        return (header.replySerial ?? 0) > 0 && this.pending.has(header.replySerial ?? 0);
+      case MessageType.Signal:
+        return [...this.signalHandlers.keys()].some((filter) => signalMatches(filter, header));
+      case MessageType.MethodCall:
+        return false;
+    }
+  }
+
   private dispatch(message: Message): void {
     if (message.type === MessageType.Signal) {
-      for (const handler of this.signalHandlers) handler(message);
+      for (const [filter, handler] of this.signalHandlers) {
+        if (signalMatches(filter, message)) handler(message);
+      }
       return;
     }
-    // Calls aimed at us are ignored: we offer nothing on the bus.
     if (message.type === MessageType.MethodCall) return;
     const serial = message.replySerial ?? 0;
     const pending = this.pending.get(serial);
@@ -393,6 +447,15 @@ export class BusConnection {
     for (const pending of waiting) pending.reject(error);
     this.socket.end();
   }
+}
+
+function signalMatches(filter: SignalFilter, header: MessageHeader): boolean {
+  return (
+    header.member === filter.member &&
+    header.interface === filter.interface &&
+    (filter.sender === undefined || header.sender === filter.sender) &&
+    (filter.path === undefined || header.path === filter.path)
+  );
 }
 
 function closedError(error: Error | undefined): Error {

@@ -1,7 +1,9 @@
 import { CliError } from "../../errors.ts";
+import { fixFor, renderFix } from "../../fixes.ts";
 import { oneLine } from "../../quote.ts";
-import { BusUnavailable, DbusErrorReply, DeadlineExpired, TURN } from "./connection.ts";
+import { BUS, BusUnavailable, DbusErrorReply, DeadlineExpired, TURN } from "./connection.ts";
 import {
+  ItemGone,
   KeyringLocked,
   NoDefaultCollection,
   PromptDismissed,
@@ -27,6 +29,8 @@ export interface Diagnosis {
 
 const HEADLESS = "on a headless machine add --backend pass to the helper's args";
 const LIMIT = "(--timeout or TF_CREDENTIALS_KEYCHAIN_TIMEOUT sets the limit)";
+// Headless GNOME Keyring first (the command runs as printed), then the desktop's way.
+const LOCKED = `${renderFix(fixFor("keyring-locked"))}, or ${fixFor("keyring-on-desktop").effect}; then try again`;
 
 /**
  * Names the cause of a failure from what the client knows about it: the D-Bus error name
@@ -39,23 +43,32 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
     summary,
     transient,
   });
+  if (error instanceof BusUnavailable && error.code === "EAGAIN") {
+    // The kernel refused the connect for the moment: the bus is there, and busy. Retried
+    // until the deadline; this is said only after it.
+    return result(
+      "hung",
+      `the D-Bus session bus is overloaded (${oneLine(error.message, 200)}); try again ${LIMIT}`,
+      true,
+    );
+  }
   if (error instanceof BusUnavailable) {
     return result(
       "no-bus",
       `no D-Bus session bus (${oneLine(error.message, 200)}): log in to a desktop session or run under "dbus-run-session"; ${HEADLESS}`,
-      error.code === "EAGAIN",
     );
   }
   if (error instanceof DeadlineExpired) {
     if (error.call === TURN) {
       return result(
         "hung",
-        `another helper has been storing this host for ${timeoutSeconds} s and has not finished; find and end it, or try again ${LIMIT}`,
+        `another helper has been storing or forgetting this host for ${timeoutSeconds} s and has not finished; find and end it, or try again ${LIMIT}`,
       );
     }
-    const who = error.call.startsWith("org.freedesktop.DBus.")
-      ? "the D-Bus session bus"
-      : "the Secret Service";
+    // Who hung is the call's destination: the Secret Service answers
+    // org.freedesktop.DBus.Properties too.
+    const who =
+      error.destination === BUS.destination ? "the D-Bus session bus" : "the Secret Service";
     return result(
       "hung",
       `${who} did not answer ${error.call} within ${timeoutSeconds} s: it hangs or is overloaded; restart it (for example "gnome-keyring-daemon --replace") and try again ${LIMIT}`,
@@ -65,8 +78,17 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
     return result(
       "locked",
       error.reason === "no-prompt"
-        ? 'the keyring is locked, and no unlock prompt can be shown here (no desktop session): unlock it in Seahorse, KWallet Manager or KeePassXC (or with "gnome-keyring-daemon --unlock" on a console) and try again'
+        ? `the keyring is locked, and no unlock prompt can be shown here (no desktop session): ${LOCKED}`
         : "the keyring is locked, and its unlock prompt was dismissed: unlock it and try again",
+    );
+  }
+  if (error instanceof ItemGone) {
+    // Searched again and again, and each time an item went before the next call: another
+    // attempt, on a fresh connection after a pause, searches once more.
+    return result(
+      "no-default-collection",
+      "the keyring's items kept disappearing while in use (another program is deleting them); try again",
+      true,
     );
   }
   if (error instanceof PromptDismissed) {
@@ -75,7 +97,7 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
   if (error instanceof NoDefaultCollection) {
     return result(
       "no-default-collection",
-      'the keyring has no default collection: create one (a "login" keyring in Seahorse, a wallet in KWallet Manager, an exposed database in KeePassXC, or "gnome-keyring-daemon --unlock" on a headless machine) and try again',
+      `the keyring has no default collection: ${renderFix(fixFor("no-default-collection"))}, or ${fixFor("keyring-on-desktop").effect}; then try again`,
     );
   }
   if (error instanceof SessionError) {
@@ -102,24 +124,32 @@ function diagnoseReply(
   result: (cause: Cause, summary: string, transient?: boolean) => Diagnosis,
 ): Diagnosis {
   const name = error.errorName;
+  // The name is the peer's data too: a bus that does not check names could send any text.
+  const shownName = oneLine(name, 120);
+  const text = oneLine(error.message.slice(name.length + 2), 160);
   switch (name) {
     case "org.freedesktop.DBus.Error.ServiceUnknown":
     case "org.freedesktop.DBus.Error.NameHasNoOwner":
       return result(
         "no-service",
-        `no Secret Service on the D-Bus session bus: start gnome-keyring, KWallet or KeePassXC (with its Secret Service integration on); ${HEADLESS}`,
+        `no Secret Service on the D-Bus session bus: ${renderFix(fixFor("secret-service-missing"))}, or start KWallet or KeePassXC (with its Secret Service integration on); ${HEADLESS}`,
       );
     case "org.freedesktop.Secret.Error.IsLocked":
-      return result(
-        "locked",
-        'the keyring is locked: unlock it in Seahorse, KWallet Manager or KeePassXC (or with "gnome-keyring-daemon --unlock") and try again',
-      );
+      return result("locked", `the keyring is locked: ${LOCKED}`);
     case "org.freedesktop.Secret.Error.NoSuchObject":
     case "org.freedesktop.DBus.Error.UnknownObject":
       // An item deleted meanwhile, or a collection that is gone: another attempt searches again.
       return result(
         "no-default-collection",
         "the keyring's collection or item disappeared while in use; try again",
+        true,
+      );
+    case "org.freedesktop.Secret.Error.NoSession":
+      // A provider stopped and started anew between our OpenSession and this call: a fresh
+      // connection opens a session with the new one.
+      return result(
+        "broken",
+        "the Secret Service no longer knows the encrypted session (it was restarted); try again",
         true,
       );
     case "org.freedesktop.DBus.Error.NoReply":
@@ -134,20 +164,17 @@ function diagnoseReply(
     case "org.freedesktop.DBus.Error.NotSupported":
     case "org.freedesktop.DBus.Error.UnknownMethod":
     case "org.freedesktop.DBus.Error.UnknownInterface":
-      return result(
-        "refused",
-        `the Secret Service refused the call (${name}: ${oneLine(error.message.slice(name.length + 2), 160)})`,
-      );
+      return result("refused", `the Secret Service refused the call (${name}: ${text})`);
   }
   if (name.startsWith("org.freedesktop.DBus.Error.Spawn.")) {
     return result(
       "no-service",
-      `the D-Bus session bus could not start a Secret Service (${name}); start gnome-keyring, KWallet or KeePassXC yourself; ${HEADLESS}`,
+      `the D-Bus session bus could not start a Secret Service (${shownName}); start gnome-keyring, KWallet or KeePassXC yourself; ${HEADLESS}`,
     );
   }
   return result(
     "refused",
-    `the Secret Service failed: ${name}: ${oneLine(error.message.slice(name.length + 2), 160).replace(/(?<!\.)\.$/, "")}`,
+    `the Secret Service failed: ${shownName}: ${text.replace(/(?<!\.)\.$/, "")}`,
   );
 }
 

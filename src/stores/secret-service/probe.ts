@@ -1,3 +1,4 @@
+import { fixFor, renderFix } from "../../fixes.ts";
 import type { ProbeResult } from "../probe-result.ts";
 import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
 import { BUS, BusConnection, BusUnavailable, type Clock } from "./connection.ts";
@@ -54,7 +55,7 @@ export async function probeSecretService(
         : {
             status: "fail",
             summary: "no Secret Service on the session bus (GNOME Keyring, KWallet or KeePassXC)",
-            fix: `install and start gnome-keyring (or enable KeePassXC's Secret Service integration); ${headless}`,
+            fix: `${renderFix(fixFor("secret-service-missing"))}, or enable KeePassXC's Secret Service integration; ${headless}`,
             safeToOpen: false,
           };
     }

@@ -46,6 +46,18 @@ export class NoDefaultCollection extends Error {
   }
 }
 
+/**
+ * An item that a search found was gone by the next call on it: deleted meanwhile, by another
+ * helper or another program. Normal between two calls: forget has nothing left to do, get
+ * searches again, store searches again and creates.
+ */
+export class ItemGone extends Error {
+  constructor(item: string) {
+    super(`the item ${item} disappeared while in use`);
+    this.name = "ItemGone";
+  }
+}
+
 /** The service answered with something the API does not allow. */
 export class UnexpectedReply extends Error {
   constructor(what: string) {
@@ -166,7 +178,13 @@ export class SecretServiceApi {
     items: readonly string[],
     session: string,
   ): Promise<Map<string, EncryptedSecret>> {
-    const [secrets] = (await this.service("GetSecrets", "aoo", [items, session])).body;
+    const [secrets] = (
+      await goneAs(
+        items.join(" "),
+        GONE_FROM_GET_SECRETS,
+        this.service("GetSecrets", "aoo", [items, session]),
+      )
+    ).body;
     if (!(secrets instanceof Map)) throw new UnexpectedReply("GetSecrets");
     const found = new Map<string, EncryptedSecret>();
     for (const [item, secret] of secrets) {
@@ -192,7 +210,7 @@ export class SecretServiceApi {
 
   /** An item's attributes. */
   async itemAttributes(item: string): Promise<Map<string, string>> {
-    const value = await this.property(item, INTERFACE.item, "Attributes");
+    const value = await goneAs(item, GONE_ITEM, this.property(item, INTERFACE.item, "Attributes"));
     if (!(value instanceof Map)) throw new UnexpectedReply("Get(Attributes)");
     const attributes = new Map<string, string>();
     for (const [key, text] of value) {
@@ -243,18 +261,26 @@ export class SecretServiceApi {
 
   /** Replaces the secret of an existing item, keeping its label and attributes. */
   async setSecret(item: string, secret: EncryptedSecret, session: string): Promise<void> {
-    await this.call({
-      path: item,
-      interface: INTERFACE.item,
-      member: "SetSecret",
-      signature: "(oayays)",
-      body: [[session, secret.iv, secret.ciphertext, "text/plain"]],
-    });
+    await goneAs(
+      item,
+      GONE_ITEM,
+      this.call({
+        path: item,
+        interface: INTERFACE.item,
+        member: "SetSecret",
+        signature: "(oayays)",
+        body: [[session, secret.iv, secret.ciphertext, "text/plain"]],
+      }),
+    );
   }
 
   /** Deletes an item (following a prompt if the service asks for one). */
   async deleteItem(item: string): Promise<void> {
-    const reply = await this.call({ path: item, interface: INTERFACE.item, member: "Delete" });
+    const reply = await goneAs(
+      item,
+      GONE_ITEM,
+      this.call({ path: item, interface: INTERFACE.item, member: "Delete" }),
+    );
     const [prompt] = reply.body;
     if (typeof prompt !== "string") throw new UnexpectedReply("Delete");
     if (prompt !== NONE && !(await this.prompt(prompt, reply.sender))) {
@@ -289,11 +315,12 @@ export class SecretServiceApi {
   private async prompt(prompt: string, service: string | undefined): Promise<boolean> {
     // Only the service that made the prompt may complete it: any client can send a signal.
     const completed = this.connection.waitForSignal(
-      (message: Message) =>
-        message.path === prompt &&
-        message.interface === INTERFACE.prompt &&
-        message.member === "Completed" &&
-        (service === undefined || message.sender === service),
+      {
+        path: prompt,
+        interface: INTERFACE.prompt,
+        member: "Completed",
+        ...(service === undefined ? {} : { sender: service }),
+      },
       `${INTERFACE.prompt}.Completed`,
     );
     completed.catch(() => {
@@ -345,6 +372,41 @@ function objectPaths(value: DbusValue | undefined, what: string): string[] {
     if (typeof path !== "string") throw new UnexpectedReply(what);
     return path;
   });
+}
+
+/**
+ * The error names a provider answers a call on an item with once the item is deleted:
+ * NoSuchObject (the API's own), UnknownObject (KWallet, KeePassXC), and UnknownMethod or
+ * UnknownInterface (gnome-keyring, whose object stays registered without its interfaces for a
+ * moment: "No such interface org.freedesktop.Secret.Item"). The item was found by a search, so
+ * it had those interfaces: an unknown method on it now means it is gone, not that the service
+ * lacks the API.
+ */
+const GONE_ITEM: ReadonlySet<string> = new Set([
+  "org.freedesktop.Secret.Error.NoSuchObject",
+  "org.freedesktop.DBus.Error.UnknownObject",
+  "org.freedesktop.DBus.Error.UnknownMethod",
+  "org.freedesktop.DBus.Error.UnknownInterface",
+]);
+
+/**
+ * GetSecrets names items that a search found: kwalletd answers InvalidArgs ("Can't find item")
+ * when one is gone. gnome-keyring leaves a gone item out of its answer instead, which get
+ * recognises by the answer's shape.
+ */
+const GONE_FROM_GET_SECRETS: ReadonlySet<string> = new Set([
+  "org.freedesktop.Secret.Error.NoSuchObject",
+  "org.freedesktop.DBus.Error.InvalidArgs",
+]);
+
+/** `call`, with an error reply named in `names` turned into ItemGone for `item`. */
+async function goneAs<T>(item: string, names: ReadonlySet<string>, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof DbusErrorReply && names.has(error.errorName)) throw new ItemGone(item);
+    throw error;
+  }
 }
 
 /** True for the D-Bus error a service gives for a call on a locked item or collection. */

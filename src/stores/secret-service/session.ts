@@ -75,7 +75,7 @@ export function startKeyExchange(
         // retried with a new exchange) instead of failing later on KWallet.
         shared.fill(0);
         throw new SessionError(
-          "the shared secret begins with a zero byte; opening another session",
+          "every exchange gave a shared secret that begins with a zero byte",
           true,
         );
       }

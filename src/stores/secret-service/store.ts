@@ -1,4 +1,5 @@
 import { CliError } from "../../errors.ts";
+import { fixFor, renderFix } from "../../fixes.ts";
 import { canonicalHostname, type Hostname } from "../../protocol/hostname.ts";
 import type { CredentialStore } from "../credential-store.ts";
 import type { CallLimits } from "../call-limits.ts";
@@ -7,6 +8,7 @@ import { BusConnection, BusUnavailable, DbusErrorReply } from "./connection.ts";
 import { diagnose, keychainFailure } from "./failures.ts";
 import {
   isLockedError,
+  ItemGone,
   NoDefaultCollection,
   SecretServiceApi,
   UnexpectedReply,
@@ -14,6 +16,7 @@ import {
   type EncryptedSecret,
   type OpenedSession,
   type PromptPolicy,
+  type SearchResult,
 } from "./secret-service.ts";
 import { SessionError, startKeyExchange, type KeyExchange } from "./session.ts";
 import { searchUnlocked, type SearchScope } from "./locked.ts";
@@ -115,80 +118,96 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
   };
 
   const ours = (host: Hostname) => ({ service, username: host });
+  /** The bus-wide turn that stores and forgets of one host take. */
+  const turnOf = (host: Hostname) => `${service}\n${host}`;
+
+  /**
+   * One search and read of `host`'s items. An item deleted since the search throws ItemGone,
+   * and so does a secret missing from GetSecrets' answer (gnome-keyring leaves out a deleted
+   * item), unless this is the `last` search: then a missing secret is a malformed answer.
+   */
+  const read = async (
+    client: Client,
+    host: Hostname,
+    last: boolean,
+  ): Promise<string | undefined> => {
+    const { api } = client;
+    // Only for a warning when nothing is found: the alias rides along in the first write.
+    const defaultCollection = api.readAlias("default");
+    defaultCollection.catch(ignore);
+    const session = client.session();
+    // The secrets of what each search finds leave with its attribute calls.
+    let secrets: Promise<Map<string, EncryptedSecret>> | undefined;
+    // Only what get would read is unlocked: another program's locked item, whose
+    // attributes say so, is not ours to prompt for.
+    const { items, attributes } = await searchUnlocked(api, ours(host), {
+      unlockReadable: (item, found) =>
+        candidatesOf(found.items, found.attributes, service, host).includes(item),
+      answered: (found) =>
+        found.items.some(
+          (item, index) =>
+            !found.locked.has(item) && isOurs(found.attributes[index], service, host),
+        ),
+      searched(found) {
+        // Protected before the secrets are asked for, while the session opens.
+        secrets =
+          found.length === 0
+            ? undefined
+            : Promise.all([session, options.beforeSecret?.()]).then(([opened]) => {
+                const asked = api.getSecrets(found, opened.path);
+                // The key's arithmetic overlaps the round trip of the calls just sent.
+                opened.key().catch(ignore);
+                return asked;
+              });
+        secrets?.catch(ignore);
+      },
+    });
+    if (items.length === 0) {
+      // Absence is no error, but a person running get should learn why terraform login
+      // will fail.
+      if ((await defaultCollection) === undefined) {
+        options.warn(
+          `warning: the keyring has no default collection, so nothing can be stored in it; before terraform login, ${renderFix(fixFor("no-default-collection"))}, or ${fixFor("keyring-on-desktop").effect}`,
+        );
+      }
+      return undefined;
+    }
+    const opened = await session;
+    const key = await opened.key();
+    const candidates = candidatesOf(items, attributes, service, host);
+    const found = (await secrets) ?? new Map<string, EncryptedSecret>();
+    // gnome-keyring leaves out an item deleted since the search: search again.
+    const missing = candidates.find((item) => !found.has(item));
+    if (!last && missing !== undefined) throw new ItemGone(missing);
+    const texts: string[] = [];
+    for (const item of candidates) {
+      const secret = found.get(item);
+      if (secret === undefined) continue;
+      const plaintext = await key.decrypt(secret.iv, secret.ciphertext);
+      try {
+        texts.push(utf8(plaintext, host));
+      } finally {
+        plaintext.fill(0);
+      }
+    }
+    // A service that leaves out what it found (gnome-keyring skips locked items) must not
+    // make get print {}, which reads as "not logged in".
+    if (candidates.length > 0 && texts.length === 0) throw new UnexpectedReply("GetSecrets");
+    // The same one every time, whatever order the service lists them in.
+    texts.sort();
+    if (texts.length > 1) {
+      options.warn(
+        `warning: ${texts.length} keychain items match ${host}; using the first in sorted order; "forget ${host}" removes them all`,
+      );
+    }
+    return texts[0];
+  };
 
   return {
     async get(host) {
       return attempt(
         "read from",
-        async (client) => {
-          const { api } = client;
-          // Only for a warning when nothing is found: the alias rides along in the first write.
-          const defaultCollection = api.readAlias("default");
-          defaultCollection.catch(ignore);
-          const session = client.session();
-          // The secrets of what each search finds leave with its attribute calls.
-          let secrets: Promise<Map<string, EncryptedSecret>> | undefined;
-          // Only what get would read is unlocked: another program's locked item, whose
-          // attributes say so, is not ours to prompt for.
-          const { items, attributes } = await searchUnlocked(api, ours(host), {
-            unlockReadable: (item, found) =>
-              candidatesOf(found.items, found.attributes, service, host).includes(item),
-            answered: (found) =>
-              found.items.some(
-                (item, index) =>
-                  !found.locked.has(item) && isOurs(found.attributes[index], service, host),
-              ),
-            searched(found) {
-              // Protected before the secrets are asked for, while the session opens.
-              secrets =
-                found.length === 0
-                  ? undefined
-                  : Promise.all([session, options.beforeSecret?.()]).then(([opened]) => {
-                      const asked = api.getSecrets(found, opened.path);
-                      // The key's arithmetic overlaps the round trip of the calls just sent.
-                      opened.key().catch(ignore);
-                      return asked;
-                    });
-              secrets?.catch(ignore);
-            },
-          });
-          if (items.length === 0) {
-            // Absence is no error, but a person running get should learn why terraform login
-            // will fail.
-            if ((await defaultCollection) === undefined) {
-              options.warn(
-                'warning: the keyring has no default collection, so nothing can be stored in it; create one (a "login" keyring in Seahorse, a wallet in KWallet Manager, an exposed database in KeePassXC, or "gnome-keyring-daemon --unlock") before terraform login',
-              );
-            }
-            return undefined;
-          }
-          const opened = await session;
-          const key = await opened.key();
-          const candidates = candidatesOf(items, attributes, service, host);
-          const found = (await secrets) ?? new Map<string, EncryptedSecret>();
-          const texts: string[] = [];
-          for (const item of candidates) {
-            const secret = found.get(item);
-            if (secret === undefined) continue;
-            const plaintext = await key.decrypt(secret.iv, secret.ciphertext);
-            try {
-              texts.push(utf8(plaintext, host));
-            } finally {
-              plaintext.fill(0);
-            }
-          }
-          // A service that leaves out what it found (gnome-keyring skips locked items) must not
-          // make get print {}, which reads as "not logged in".
-          if (candidates.length > 0 && texts.length === 0) throw new UnexpectedReply("GetSecrets");
-          // The same one every time, whatever order the service lists them in.
-          texts.sort();
-          if (texts.length > 1) {
-            options.warn(
-              `warning: ${texts.length} keychain items match ${host}; using the first in sorted order; "forget ${host}" removes them all`,
-            );
-          }
-          return texts[0];
-        },
+        (client) => searchAgainWhileGone((_round, last) => read(client, host, last)),
         true,
       );
     },
@@ -200,55 +219,66 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
           "write to",
           async (client) => {
             const { api } = client;
-            // Stores of one host take turns: two that both find nothing would otherwise both
-            // create an item (or, on KeePassXC 2.7.4, one would wait on a dialog to replace
-            // the other's: keepassxreboot/keepassxc#9255).
-            const turn = client.takeTurn(`${service}\n${host}`);
-            const search = api.searchItems(ours(host));
-            search.catch(ignore);
+            // Stores (and forgets) of one host take turns: two that both find nothing would
+            // otherwise both create an item (or, on KeePassXC 2.7.4, one would wait on a dialog
+            // to replace the other's: keepassxreboot/keepassxc#9255).
+            const searched = client.searchInTurn(turnOf(host), ours(host));
             const defaultCollection = client.defaultCollection();
             const session = client.session();
-            // A search sent while we waited our turn may predate the last store: ask again.
-            const { unlocked, locked } = (await turn)
-              ? await search
-              : await api.searchItems(ours(host));
-            const items = [...unlocked, ...locked];
-            const attributes = await Promise.all(items.map((item) => api.itemAttributes(item)));
-            const mine = items.filter((_, index) => isOurs(attributes[index], service, host));
-            // Which of several to keep is not ours to guess, and deleting them first would lose
-            // them all if the write then failed: the user decides.
-            if (mine.length > 1) throw severalItems(host, mine.length);
-            // The one item of ours, wherever it lives, keeps its place, label and attributes.
-            const [existing] = mine;
-            // replace: two stores racing for one host leave one item, not two. Not when another
-            // program's item matches: gnome-keyring would replace that one.
-            const replace = items.length === 0;
-            const collection = await defaultCollection;
-            const target = existing ?? collection.path;
-            if (target === undefined) throw new NoDefaultCollection();
-            // A locked collection's CreateItem prompts to unlock it: better asked first, and
-            // refused at once where no one can answer.
-            if (existing === undefined && collection.locked) await api.unlock([target]);
-            const opened = await session;
-            const encrypted = await (await opened.key()).encrypt(bytes);
-            const write = () =>
-              existing !== undefined
-                ? api.setSecret(existing, encrypted, opened.path)
-                : api.createItem(
-                    target,
-                    `keyring:${host}@${service}`,
-                    ours(host),
-                    encrypted,
-                    opened.path,
-                    replace,
-                  );
-            try {
-              await write();
-            } catch (error) {
-              if (!isLockedError(error)) throw error;
-              await api.unlock([target]);
-              await write();
-            }
+            await searchAgainWhileGone(async (round) => {
+              const found = round === 0 ? await searched : await api.searchItems(ours(host));
+              const collection = await defaultCollection;
+              let plan = await planWrite(api, found, service, host, collection.path);
+              // A locked item shows gnome-keyring's hashed attributes, and a locked collection
+              // hides its items (KeePassXC): whether one of them is ours shows only once it is
+              // unlocked. A decision made before would create a second item beside ours after
+              // the prompt, which later gets could read instead of the new one. So unlock
+              // first (refused at once where no one can answer), then look again.
+              const toUnlock = [...found.locked];
+              if (plan.existing === undefined && collection.locked && plan.target !== undefined) {
+                toUnlock.push(plan.target);
+              }
+              if (toUnlock.length > 0) {
+                await api.unlock(toUnlock);
+                plan = await planWrite(
+                  api,
+                  await api.searchItems(ours(host)),
+                  service,
+                  host,
+                  collection.path,
+                );
+              }
+              const opened = await session;
+              const encrypted = await (await opened.key()).encrypt(bytes);
+              const write = ({ existing, target, replace }: WritePlan) => {
+                if (existing !== undefined) return api.setSecret(existing, encrypted, opened.path);
+                if (target === undefined) throw new NoDefaultCollection();
+                return api.createItem(
+                  target,
+                  `keyring:${host}@${service}`,
+                  ours(host),
+                  encrypted,
+                  opened.path,
+                  replace,
+                );
+              };
+              try {
+                await write(plan);
+              } catch (error) {
+                if (!isLockedError(error) || plan.target === undefined) throw error;
+                // Locked meanwhile: unlocked, it may show another item of ours.
+                await api.unlock([plan.target]);
+                await write(
+                  await planWrite(
+                    api,
+                    await api.searchItems(ours(host)),
+                    service,
+                    host,
+                    collection.path,
+                  ),
+                );
+              }
+            });
             // The next store of this host (in this process, or one queued behind us) goes now.
             client.endTurn();
           },
@@ -264,19 +294,24 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     // be forgotten), so every one is unlocked first: a forget that could not look everywhere
     // fails rather than claim success.
     async forget(host) {
-      await attempt("delete from", async ({ api }) => {
-        const { items } = await searchUnlocked(api, ours(host), EVERYTHING);
-        await Promise.all(items.map((item) => api.deleteItem(item)));
+      await attempt("delete from", async (client) => {
+        const { api } = client;
+        // Forgets of one host take turns with each other and with stores: KeePassXC 2.7.4
+        // crashes on about ten deletes at once.
+        await client.takeTurn(turnOf(host));
+        await searchAgainWhileGone(async () => {
+          const { items } = await searchUnlocked(api, ours(host), EVERYTHING);
+          await Promise.all(items.map((item) => deleteIfThere(api, item)));
+        });
+        client.endTurn();
       });
     },
 
     async list() {
       return attempt("list the entries of", async ({ api }) => {
         // Only the attributes are read: a locked item that shows them plainly stays locked.
-        const { attributes } = await searchUnlocked(
-          api,
-          { service },
-          { unlockReadable: () => false, answered: () => false },
+        const { attributes } = await searchAgainWhileGone(() =>
+          searchUnlocked(api, { service }, { unlockReadable: () => false, answered: () => false }),
         );
         const hosts = new Set<Hostname>();
         for (const found of attributes) {
@@ -326,6 +361,21 @@ class Client {
     });
     taken.catch(ignore);
     return taken;
+  }
+
+  /**
+   * Takes the turn of `key` and searches for `attributes`; resolves with a search made while
+   * the turn is ours. The search leaves with the request for the turn, and is made again
+   * when we had to wait: the first may predate the last change.
+   */
+  async searchInTurn(
+    key: string,
+    attributes: Readonly<Record<string, string>>,
+  ): Promise<SearchResult> {
+    const turn = this.takeTurn(key);
+    const search = this.api.searchItems(attributes);
+    search.catch(ignore);
+    return (await turn) ? await search : await this.api.searchItems(attributes);
   }
 
   /** Gives the turn taken last to whoever waits for it. */
@@ -418,6 +468,69 @@ const PROVIDER_ATTRIBUTES = new Set<string>([
   "Uuid",
   "Path",
 ]);
+
+/** How many searches get and store make before an item that keeps disappearing is an error. */
+const SEARCHES = 4;
+
+/**
+ * Runs `operation` (round 0, 1, ...) again while it fails with ItemGone: an item deleted
+ * between the search and the next call is normal, and the next round searches again. The
+ * `last` round's ItemGone is thrown (attempt() then tries on a fresh connection).
+ */
+async function searchAgainWhileGone<T>(
+  operation: (round: number, last: boolean) => Promise<T>,
+): Promise<T> {
+  for (let round = 0; ; round++) {
+    const last = round === SEARCHES - 1;
+    try {
+      return await operation(round, last);
+    } catch (error) {
+      if (last || !(error instanceof ItemGone)) throw error;
+    }
+  }
+}
+
+/** Deletes `item`; false when it was already gone (another forget got there first). */
+async function deleteIfThere(api: SecretServiceApi, item: string): Promise<boolean> {
+  try {
+    await api.deleteItem(item);
+    return true;
+  } catch (error) {
+    if (error instanceof ItemGone) return false;
+    throw error;
+  }
+}
+
+/** What a store writes: the secret of `existing`, or a new item in `target`. */
+interface WritePlan {
+  /** The one item of ours, wherever it lives: it keeps its place, label and attributes. */
+  readonly existing: string | undefined;
+  /** Where the item goes: `existing`, or the default collection (undefined: there is none). */
+  readonly target: string | undefined;
+  /**
+   * CreateItem's replace: two stores racing for one host leave one item, not two. Not when
+   * another program's item matches: gnome-keyring would replace that one.
+   */
+  readonly replace: boolean;
+}
+
+/** Decides where a store writes, from what a search found (ItemGone if one goes meanwhile). */
+async function planWrite(
+  api: SecretServiceApi,
+  found: SearchResult,
+  service: string,
+  host: Hostname,
+  defaultCollection: string | undefined,
+): Promise<WritePlan> {
+  const items = [...found.unlocked, ...found.locked];
+  const attributes = await Promise.all(items.map((item) => api.itemAttributes(item)));
+  const mine = items.filter((_, index) => isOurs(attributes[index], service, host));
+  // Which of several to keep is not ours to guess, and deleting them first would lose them
+  // all if the write then failed: the user decides.
+  if (mine.length > 1) throw severalItems(host, mine.length);
+  const [existing] = mine;
+  return { existing, target: existing ?? defaultCollection, replace: items.length === 0 };
+}
 
 function severalItems(host: Hostname, count: number): CliError {
   return new CliError(

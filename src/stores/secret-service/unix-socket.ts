@@ -1,3 +1,5 @@
+import { listensAt } from "../../system/unix-listeners.ts";
+
 /**
  * A Unix stream socket in the runtime's own API. In the built executable that is Bun's
  * `Bun.connect({ unix })`: `node:net` costs 1.5-2 ms to load there, and only Bun reaches
@@ -24,14 +26,48 @@ export interface UnixSocket {
 /** A socket path, or an abstract name (without its leading nul). */
 export type SocketAddress = { readonly path: string } | { readonly abstract: string };
 
-/** Connects; rejects with the system error (ENOENT, ECONNREFUSED, EACCES, ...) on failure. */
+/** A connect that failed, with the system's error code (ENOENT, ECONNREFUSED, EAGAIN, ...). */
+export class ConnectFailed extends Error {
+  readonly code: string | undefined;
+
+  constructor(code: string | undefined, detail: string) {
+    super(detail);
+    this.code = code;
+    this.name = "ConnectFailed";
+  }
+}
+
+/** Connects; rejects with ConnectFailed on failure. */
 export async function connectUnixSocket(
   address: SocketAddress,
   listener: SocketListener,
 ): Promise<UnixSocket> {
   const bun = (globalThis as { Bun?: BunSockets }).Bun;
-  if (bun !== undefined) return connectWithBun(bun, address, listener);
-  return connectWithNode(address, listener);
+  try {
+    return await (bun !== undefined
+      ? connectWithBun(bun, address, listener)
+      : connectWithNode(address, listener));
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    throw new ConnectFailed(
+      await trueCode(typeof code === "string" ? code : undefined, address),
+      typeof message === "string" ? message : String(error),
+    );
+  }
+}
+
+/**
+ * The connect's real error. Bun (1.4) reports the kernel's EAGAIN, which a listener whose
+ * queue of new connections is full gives a non-blocking connect, as ECONNREFUSED, the error
+ * for an address where nothing listens (strace shows the EAGAIN). So an ECONNREFUSED at an
+ * address where the kernel's table shows a listener was an EAGAIN: worth another try.
+ */
+async function trueCode(
+  code: string | undefined,
+  address: SocketAddress,
+): Promise<string | undefined> {
+  if (code !== undefined && code !== "ECONNREFUSED") return code;
+  return (await listensAt(address)) === true ? "EAGAIN" : code;
 }
 
 interface BunSocket {

@@ -630,22 +630,9 @@ const PREFIX_BYTES = 16;
  * `undefined` before. Throws on a bad prefix or a length over `MAX_MESSAGE_BYTES`.
  */
 export function messageLength(bytes: Uint8Array): number | undefined {
-  if (bytes.length < PREFIX_BYTES) return undefined;
-  const little = endiannessOf(bytes[0] ?? 0) === "little";
-  const view = new DataView(bytes.buffer, bytes.byteOffset, PREFIX_BYTES);
-  if (bytes[3] !== 1) throw new WireError(`unsupported protocol version ${bytes[3]}`);
-  const bodyLength = view.getUint32(4, little);
-  const fieldsLength = view.getUint32(12, little);
-  const headerLength = PREFIX_BYTES + fieldsLength + ((8 - (fieldsLength % 8)) % 8);
-  const total = headerLength + bodyLength;
-  if (
-    fieldsLength > MAX_MESSAGE_BYTES ||
-    bodyLength > MAX_MESSAGE_BYTES ||
-    total > MAX_MESSAGE_BYTES
-  ) {
-    throw new WireError(`message of ${total} bytes is over the ${MAX_MESSAGE_BYTES}-byte limit`);
-  }
-  return total;
+  const lengths = messageLengths(bytes);
+  if (lengths !== undefined && lengths.total > MAX_MESSAGE_BYTES) throw overLimit(lengths.total);
+  return lengths?.total;
 }
 
 function endiannessOf(byte: number): Endianness {
@@ -659,15 +646,30 @@ export function decodeMessage(bytes: Uint8Array): Message {
   const total = messageLength(bytes);
   if (total === undefined || total > bytes.length) throw new WireError("message is truncated");
   if (total < bytes.length) throw new WireError("bytes after the end of the message");
+  const { header, reader } = readHeader(bytes, total);
+  const types = parseSignature(header.signature);
+  const body = types.map((bodyType) => readValue(reader, bodyType, 0));
+  if (reader.position !== total) throw new WireError("body length does not match its signature");
+  return { ...header, body };
+}
+
+/** A message without its body: what is known of it before the body is read. */
+export type MessageHeader = Omit<Message, "body">;
+
+/**
+ * Reads the header of the message in `bytes` up to `end` (the whole message, or only its
+ * header and the padding after it); the reader is left at the start of the body.
+ */
+function readHeader(bytes: Uint8Array, end: number): { header: MessageHeader; reader: Reader } {
   const little = endiannessOf(bytes[0] ?? 0) === "little";
   const type = bytes[1] ?? 0;
   if (type < 1 || type > 4) throw new WireError(`unknown message type ${type}`);
-  const reader = new Reader(bytes, little, 8, total);
+  const reader = new Reader(bytes, little, 8, end);
   const serial = reader.uint32();
   if (serial === 0) throw new WireError("message serial is 0");
   const fieldsValue = readValue(reader, HEADER_FIELDS, 0) as readonly (readonly DbusValue[])[];
   reader.align(8);
-  const header: Record<string, DbusValue> = {};
+  const fields: Record<string, DbusValue> = {};
   for (const [code, variant] of fieldsValue) {
     const { signature, value } = variant as Variant;
     const name = FIELD_NAMES[code as number];
@@ -675,22 +677,17 @@ export function decodeMessage(bytes: Uint8Array): Message {
     if (signature !== FIELD_SIGNATURES[name]) {
       throw new WireError(`header field ${name} has signature "${signature}"`);
     }
-    header[name] = value;
+    fields[name] = value;
   }
-  const signature = (header.signature as string | undefined) ?? "";
-  const types = parseSignature(signature);
-  const body = types.map((bodyType) => readValue(reader, bodyType, 0));
-  if (reader.position !== total) throw new WireError("body length does not match its signature");
-  const message: Message = {
+  const header: MessageHeader = {
     type: type as MessageType,
     flags: bytes[2] ?? 0,
     serial,
-    signature,
-    body,
-    ...(header as Partial<Message>),
+    signature: (fields.signature as string | undefined) ?? "",
+    ...(fields as Partial<MessageHeader>),
   };
-  checkRequiredFields(message);
-  return message;
+  checkRequiredFields(header);
+  return { header, reader };
 }
 
 const FIELD_NAMES: Readonly<Record<number, keyof typeof FIELD_SIGNATURES>> = {
@@ -716,7 +713,7 @@ const FIELD_SIGNATURES = {
   unixFds: "u",
 } as const;
 
-function checkRequiredFields(message: Message): void {
+function checkRequiredFields(message: MessageHeader): void {
   const missing = (field: string) =>
     new WireError(`message of type ${message.type} has no ${field}`);
   switch (message.type) {
@@ -740,32 +737,125 @@ function checkRequiredFields(message: Message): void {
 }
 
 /**
- * Cuts a byte stream into messages. Bytes are kept only up to the length the next
- * message's header announces, and that length is checked before anything is kept.
+ * The largest message skipped unread: the specification's limit (128 MiB). A message that is
+ * not wanted is never buffered, only counted off as its bytes pass, so a bus that relays a
+ * stranger's large signal to us costs no memory.
+ */
+const MAX_SKIPPED_BYTES = 128 * 1024 * 1024;
+
+/**
+ * Cuts a byte stream into messages. Each message's header is read first and shown to
+ * `wanted`: a message that is not wanted (a signal no one waits for, a reply to no call of
+ * ours) is skipped without reading its body or keeping its bytes; a wanted one is kept up
+ * to MAX_MESSAGE_BYTES, checked before anything is kept, and decoded whole.
  */
 export class MessageReader {
-  private pending: Uint8Array = new Uint8Array(0);
+  /** The bytes kept for the next message, in the order they came; each the reader's own. */
+  private parts: Uint8Array[] = [];
+  private buffered = 0;
+  /** Bytes still to drop of a message that is not wanted. */
+  private skipping = 0;
+  /** The lengths of the next message, once its first 16 bytes are there. */
+  private lengths: { readonly header: number; readonly total: number } | undefined;
+  /** The type of the wanted message whose header has been read, until it is whole. */
+  private awaited: MessageType | undefined;
+  private readonly wanted: (header: MessageHeader) => boolean;
 
-  /** Adds bytes from the socket; returns the messages they complete, in order. */
+  constructor(wanted: (header: MessageHeader) => boolean = () => true) {
+    this.wanted = wanted;
+  }
+
+  /** Adds bytes from the socket; returns the wanted messages they complete, in order. */
   push(chunk: Uint8Array): Message[] {
-    this.pending = this.pending.length === 0 ? chunk : concat(this.pending, chunk);
+    this.parts.push(chunk);
+    this.buffered += chunk.length;
     const messages: Message[] = [];
     for (;;) {
-      const total = messageLength(this.pending);
-      if (total === undefined || total > this.pending.length) break;
-      messages.push(decodeMessage(this.pending.subarray(0, total)));
-      this.pending = this.pending.subarray(total);
+      if (this.skipping > 0) {
+        this.skipping -= this.drop(this.skipping);
+        if (this.skipping > 0) break;
+      }
+      if (this.buffered < PREFIX_BYTES) break;
+      const lengths = (this.lengths ??= messageLengths(this.front(PREFIX_BYTES)));
+      if (lengths === undefined || lengths.header > this.buffered) break;
+      if (this.awaited === undefined) {
+        const { header } = readHeader(this.front(lengths.header), lengths.header);
+        if (!this.wanted(header)) {
+          this.drop(lengths.header);
+          this.skipping = lengths.total - lengths.header;
+          this.lengths = undefined;
+          continue;
+        }
+        if (lengths.total > MAX_MESSAGE_BYTES) throw overLimit(lengths.total);
+        this.awaited = header.type;
+      }
+      // The parts of a long message are joined once, when the last of them has come.
+      if (lengths.total > this.buffered) break;
+      const type = this.awaited;
+      const bytes = this.front(lengths.total);
+      this.drop(lengths.total);
+      this.lengths = undefined;
+      this.awaited = undefined;
+      try {
+        messages.push(decodeMessage(bytes));
+      } catch (error) {
+        // A signal that does not decode is dropped: no answer is lost by it, and any client
+        // can send one. A malformed reply is the peer's failure.
+        if (type !== MessageType.Signal) throw error;
+      }
     }
-    // Keep a copy of what is left, never a view: the caller may reuse its chunk, and a view
-    // of a Buffer (whose slice() does not copy) would keep all of it alive.
-    if (
-      this.pending.length > 0 &&
-      (this.pending.byteOffset > 0 || this.pending.buffer === chunk.buffer)
-    ) {
-      this.pending = new Uint8Array(this.pending);
-    }
+    // Keep a copy of what is left of the chunk, never a view: the caller may reuse it, and a
+    // view of a Buffer (whose slice() does not copy) would keep all of it alive.
+    this.parts = this.parts.map((part) =>
+      part.buffer === chunk.buffer ? new Uint8Array(part) : part,
+    );
     return messages;
   }
+
+  /** The first `count` bytes kept, in one piece (joining the parts they span). */
+  private front(count: number): Uint8Array {
+    const [first] = this.parts;
+    if (first !== undefined && first.length >= count) return first.subarray(0, count);
+    const joined = concat(...this.parts);
+    this.parts = [joined];
+    return joined.subarray(0, count);
+  }
+
+  /** Drops up to `count` bytes from the front; returns how many it dropped. */
+  private drop(count: number): number {
+    let dropped = 0;
+    while (dropped < count && this.parts.length > 0) {
+      const first = this.parts[0] as Uint8Array;
+      const taken = Math.min(first.length, count - dropped);
+      dropped += taken;
+      if (taken === first.length) this.parts.shift();
+      else this.parts[0] = first.subarray(taken);
+    }
+    this.buffered -= dropped;
+    return dropped;
+  }
+}
+
+/**
+ * The lengths of the header (with its padding) and of the whole message that starts
+ * `bytes`, once its first 16 bytes are there. Throws on a bad prefix, a header over
+ * MAX_MESSAGE_BYTES, or a message over MAX_SKIPPED_BYTES.
+ */
+function messageLengths(bytes: Uint8Array): { header: number; total: number } | undefined {
+  if (bytes.length < PREFIX_BYTES) return undefined;
+  const little = endiannessOf(bytes[0] ?? 0) === "little";
+  const view = new DataView(bytes.buffer, bytes.byteOffset, PREFIX_BYTES);
+  if (bytes[3] !== 1) throw new WireError(`unsupported protocol version ${bytes[3]}`);
+  const bodyLength = view.getUint32(4, little);
+  const fieldsLength = view.getUint32(12, little);
+  const header = PREFIX_BYTES + fieldsLength + ((8 - (fieldsLength % 8)) % 8);
+  const total = header + bodyLength;
+  if (header > MAX_MESSAGE_BYTES || total > MAX_SKIPPED_BYTES) throw overLimit(total);
+  return { header, total };
+}
+
+function overLimit(total: number): WireError {
+  return new WireError(`message of ${total} bytes is over the ${MAX_MESSAGE_BYTES}-byte limit`);
 }
 
 /** The bytes of `parts`, one after another, in a buffer of their own. */

@@ -1,3 +1,4 @@
+import { fixFor } from "../../../src/fixes.ts";
 import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
@@ -24,8 +25,11 @@ const SECRET = "SECRET-zzzz.atlasv1.9999";
 const BLOCK = 'credentials_helper "keychain" {}\n';
 const DEFAULT_OPTIONS: GlobalOptions = { service: DEFAULT_SERVICE, backend: "keychain" };
 /** The fixes name the installed helper by its full path: the plugin directory is not on PATH. */
-const shadowFix = (box: Sandbox) =>
-  `"${box.plugin} import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks`;
+const importFix = (helper: string) =>
+  `run "${helper} import" (${fixFor("credentials-in-files").effect})`;
+const shadowFix = (box: Sandbox) => importFix(box.plugin);
+const STACKS_NOTE =
+  "terraform stacks (Terraform 1.16+) finds its host only in credentials.tfrc.json or a variable: set TF_STACKS_HOSTNAME=tfe.example.com where you run it, or it uses app.terraform.io";
 const NO_SHADOW: Check = {
   status: "ok",
   title: "no host is shadowed by TF_TOKEN_* variables or plaintext credentials",
@@ -160,13 +164,50 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
         status: "ok",
         title:
           'store --backend keychain (service "terraform-credentials"): reachable, 2 hosts stored',
-        details: ["has credentials for app.terraform.io", "has credentials for tfe.example.com"],
+        details: [
+          "has credentials for app.terraform.io",
+          "has credentials for tfe.example.com",
+          STACKS_NOTE,
+        ],
       },
       installedOk(box),
       configOk(box.terraformrc),
       NO_SHADOW,
     ]);
     assert.deepEqual(store.calls, [["list"]], "only host names are read from the store");
+  });
+
+  describe("terraform stacks: a stored host it cannot find is named once", () => {
+    const stored = () =>
+      createMemoryStore({
+        "app.terraform.io": "{}",
+        "tfe.example.com": "{}",
+        "z.example.com": "{}",
+      });
+    test("with no variable and no credentials.tfrc.json, the first host other than app.terraform.io", async (t) => {
+      const details = storeCheck(await doctor(healthy(t), stored())).details;
+      assert.deepEqual(details.slice(3), [STACKS_NOTE]);
+    });
+    test("TF_STACKS_HOSTNAME or TF_CLOUD_HOSTNAME set: nothing to say", async (t) => {
+      for (const name of ["TF_STACKS_HOSTNAME", "TF_CLOUD_HOSTNAME"]) {
+        const details = storeCheck(
+          await doctor(healthy(t, { [name]: "tfe.example.com" }), stored()),
+        ).details;
+        assert.equal(details.length, 3, name);
+      }
+    });
+    test("a host credentials.tfrc.json names is found there: the next one is named", async (t) => {
+      const box = healthy(t);
+      box.write(box.credentialsFile, JSON.stringify({ credentials: { "TFE.example.com": {} } }));
+      const details = storeCheck(await doctor(box, stored())).details;
+      assert.deepEqual(details.slice(3), [STACKS_NOTE.replace("tfe.example.com", "z.example.com")]);
+    });
+    test("only app.terraform.io stored: nothing to say", async (t) => {
+      const details = storeCheck(
+        await doctor(healthy(t), createMemoryStore({ "app.terraform.io": "{}" })),
+      ).details;
+      assert.deepEqual(details, ["has credentials for app.terraform.io"]);
+    });
   });
 
   test("one host stored is counted in the singular", async (t) => {
@@ -432,7 +473,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
         "xn--mnchen-3ya.de: the variable TF_TOKEN_xn____mnchen__3ya_de wins over the helper",
         "xn--caf-dma.fr: the variable TF_TOKEN_xn--caf-dma_fr wins over the helper",
       ],
-      fix: shadowFix(box),
+      fix: `run "unset TF_TOKEN_app_terraform_io TF_TOKEN_foo__bar_com TF_TOKEN_Tfe_Example_COM TF_TOKEN_xn____mnchen__3ya_de TF_TOKEN_xn--caf-dma_fr" (${fixFor("token-variables", { HELPER: box.plugin }).effect})`,
     });
     assert.ok(!JSON.stringify(checks).includes(SECRET), "no token in any check");
   });
@@ -504,9 +545,10 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       title: "these hosts do not use the helper",
       details: [
         `app.terraform.io: a credentials block in ${box.terraformrc} wins over the helper`,
-        `empty.example.com: a credentials block in ${box.terraformrc} wins over the helper`,
+        `empty.example.com: a credentials block in ${box.terraformrc} wins over the helper (import cannot move it)`,
       ],
-      fix: shadowFix(box),
+      // First what import moves (each removed only once stored), then what it cannot.
+      fix: `${shadowFix(box)}; then ${fixFor("credentials-by-hand", { HELPER: box.plugin }).effect}`,
     });
     assert.ok(!JSON.stringify(checks).includes(SECRET));
   });
@@ -531,7 +573,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     const checks = await doctor(box);
     assert.equal(checkAbout(checks, extra).status, "ok");
     assert.deepEqual(shadowCheck(checks).details, [
-      `tfe.example.com: a credentials block in ${extra} wins over the helper`,
+      `tfe.example.com: a credentials block in ${extra} wins over the helper (import cannot move it)`,
     ]);
     assert.ok(!JSON.stringify(checks).includes(SECRET));
   });
@@ -614,10 +656,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       configCheck(checks, box.terraformrc).fix,
       `run "${box.plugin} --backend pass --service work install --force"`,
     );
-    assert.equal(
-      shadowCheck(checks).fix,
-      `"${box.plugin} --backend pass --service work import" moves credentials.tfrc.json into pass; unset the variables; remove the credentials blocks`,
-    );
+    assert.equal(shadowCheck(checks).fix, importFix(`${box.plugin} --backend pass --service work`));
   });
 
   test("before anything is set up, the suggested block and install carry the args", async (t) => {
@@ -739,7 +778,7 @@ describe(
         machine: { ...box.machine, env: { PATH: `${bin}:/usr/bin` } },
       });
       const shadow = checks.find((check) => check.title === "these hosts do not use the helper");
-      assert.match(shadow?.fix ?? "", /^"terraform-credentials-keychain import" moves/);
+      assert.match(shadow?.fix ?? "", /^run "terraform-credentials-keychain import" \(/);
     });
   },
 );

@@ -1,3 +1,4 @@
+import { fixFor } from "../../../src/fixes.ts";
 import assert from "node:assert/strict";
 import { existsSync, readlinkSync } from "node:fs";
 import path from "node:path";
@@ -159,6 +160,26 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     );
   });
 
+  test("--backend pass where pass is not installed: install warns, with doctor's fix", async (t) => {
+    const { ioOptions } = temp(t);
+    const outcome = await invoke(["--backend", "pass", "install"], createMemoryStore(), {
+      ...ioOptions,
+      env: { ...ioOptions.env, PATH: "" },
+      platform: "linux",
+    });
+    assert.equal(outcome.code, 0, outcome.stderr);
+    assert.ok(
+      outcome.stdout.endsWith(
+        [
+          "warning: pass cannot store tokens here yet: pass is not installed (not on PATH)",
+          '      fix: install pass and gnupg (e.g. "apt-get install pass"), then "pass init <gpg-id>"',
+          "",
+        ].join("\n"),
+      ),
+      outcome.stdout,
+    );
+  });
+
   test("--dry-run says what would be done and changes nothing", async (t) => {
     const { box, ioOptions, target, terraformrc } = temp(t);
     const outcome = await invoke(
@@ -190,7 +211,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     const { box, ioOptions, target, terraformrc } = temp(t);
     const next = [
       'next: "terraform login HOST" (or "tofu login HOST") stores the token in the keychain;',
-      `      "${target} import" moves tokens already in credentials.tfrc.json;`,
+      `      "${target} import" moves tokens already in credentials.tfrc.json or credentials blocks;`,
       `      "${target} doctor" checks the set-up`,
       "",
     ];
@@ -224,7 +245,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     const onPath = { ...ioOptions, env: { PATH: `${box.inHome(".local", "bin")}:/usr/bin:/bin` } };
     const next = [
       'next: "terraform login HOST" (or "tofu login HOST") stores the token in the keychain;',
-      '      "terraform-credentials-keychain import" moves tokens already in credentials.tfrc.json;',
+      '      "terraform-credentials-keychain import" moves tokens already in credentials.tfrc.json or credentials blocks;',
       '      "terraform-credentials-keychain doctor" checks the set-up',
       "",
     ];
@@ -275,8 +296,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     assert.deepEqual(await invoke(["install"], createMemoryStore(), ioOptions), {
       code: 1,
       stdout: "",
-      stderr:
-        'the CLI config already sets credentials_helper "other"; rerun with --force to replace it\n',
+      stderr: `the CLI config ${terraformrc} already sets credentials_helper "other"; rerun with --force to replace it\n`,
     });
     assert.equal(box.text(terraformrc), 'credentials_helper "other" {}\n');
   });
@@ -330,7 +350,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     ]);
   });
 
-  test("uninstall names the hosts whose tokens stay, and a command that deletes them and still runs", async (t) => {
+  test("uninstall names the hosts whose tokens stay, and the store's own command that deletes them", async (t) => {
     const { ioOptions } = temp(t);
     const store = createMemoryStore({
       "a.example.com": `{"token":"${SECRET}"}`,
@@ -341,11 +361,25 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     assert.match(
       outcome.stdout,
       new RegExp(
-        `\nthe tokens for a\\.example\\.com, b\\.example\\.com stay in the keychain \\(service "work"\\); "${ioOptions.execPath ?? ""} --service work uninstall --forget" deletes them\n$`,
+        `\nthe tokens for a\\.example\\.com, b\\.example\\.com stay in the keychain \\(service "work"\\); to delete them, run: security delete-generic-password -s work -a a\\.example\\.com && security delete-generic-password -s work -a b\\.example\\.com\n$`,
       ),
     );
     assert.ok(!outcome.stdout.includes(SECRET));
     assert.equal(store.entries.size, 2);
+  });
+
+  test("a store that cannot be reached: uninstall says it could not check, and why", async (t) => {
+    const { ioOptions } = temp(t);
+    const store = createMemoryStore({ "a.example.com": "{}" });
+    await invoke(["install"], store, ioOptions);
+    store.failNext(new CliError("the keychain is locked"), "list");
+    const outcome = await invoke(["uninstall"], store, ioOptions);
+    assert.equal(outcome.code, 0, outcome.stderr);
+    assert.match(
+      outcome.stdout,
+      /\ncould not check which tokens stay in the keychain \(service "terraform-credentials"\): the keychain is locked\n$/,
+    );
+    assert.doesNotMatch(outcome.stdout, /the tokens (for .*)?stay in/);
   });
 
   test("uninstall --forget deletes the tokens as well, naming each host", async (t) => {
@@ -381,7 +415,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     );
     assert.ok(
       lines.includes(
-        `      "${target} --backend pass --service work import" moves tokens already in credentials.tfrc.json;`,
+        `      "${target} --backend pass --service work import" moves tokens already in credentials.tfrc.json or credentials blocks;`,
       ),
       outcome.stdout,
     );
@@ -455,7 +489,12 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     const outcome = await invoke(["--backend", "pass", "import"], createMemoryStore(), ioOptions);
     assert.deepEqual(outcome, {
       code: 0,
-      stdout: `moved: a.example.com from ${file} into pass\n${file} was deleted: nothing is left in it\n`,
+      stdout: [
+        `moved: a.example.com from ${file} into pass`,
+        `${file} was deleted: nothing is left in it`,
+        "note: terraform stacks (Terraform 1.16+) finds its host only in credentials.tfrc.json or a variable: set TF_STACKS_HOSTNAME=a.example.com where you run it, or it uses app.terraform.io",
+        "",
+      ].join("\n"),
       stderr: "",
     });
   });
@@ -543,7 +582,7 @@ describe("doctor", { skip: process.platform === "win32" && "runs a shell script"
         `ok    CLI config ${terraformrc} (Terraform and OpenTofu) has the credentials_helper block`,
         "warn  these hosts do not use the helper",
         "      app.terraform.io: the variable TF_TOKEN_app_terraform_io wins over the helper",
-        `      fix: "${plugin} import" moves credentials.tfrc.json into the keychain; unset the variables; remove the credentials blocks`,
+        `      fix: run "unset TF_TOKEN_app_terraform_io" (${fixFor("token-variables", { HELPER: plugin }).effect})`,
         "",
       ].join("\n"),
       stderr: "doctor: 1 check failed\n",
@@ -567,7 +606,15 @@ describe(
       return { box, terraformrc, ioOptions };
     }
 
-    for (const command of [["list"], ["import"], ["exec", "--", "true"]]) {
+    test("exec follows the block and prints nothing of its own when all goes well", async (t) => {
+      const { ioOptions } = temp(t);
+      const opened: GlobalOptions[] = [];
+      const outcome = await invoke(["exec", "--", "true"], createMemoryStore(), ioOptions, opened);
+      assert.deepEqual(opened, [{ service: "work", backend: "pass" }]);
+      assert.deepEqual(outcome, { code: 0, stdout: "", stderr: "" });
+    });
+
+    for (const command of [["list"], ["import"]]) {
       test(`${command[0] ?? ""} with no options uses the block's --backend and --service and says so on stderr`, async (t) => {
         const { terraformrc, ioOptions } = temp(t);
         const opened: GlobalOptions[] = [];
@@ -693,11 +740,118 @@ describe(
       assert.match(outcome.stdout, /stored in pass \(service "work"\)/);
     });
 
-    test("get, store and forget never follow it: Terraform gives them their args", async (t) => {
+    test("get, store and forget with Terraform's streams use only their args", async (t) => {
       const { ioOptions } = temp(t);
       const opened: GlobalOptions[] = [];
-      await invoke(["get", "a.example.com"], createMemoryStore(), ioOptions, opened);
-      assert.deepEqual(opened, [{ service: "terraform-credentials", backend: "keychain" }]);
+      const terraforms = { ...ioOptions, streams: ["null device", "pipe", "pipe"] } as const;
+      await invoke(["get", "a.example.com"], createMemoryStore(), terraforms, opened);
+      await invoke(
+        ["forget", "a.example.com"],
+        createMemoryStore(),
+        {
+          ...ioOptions,
+          streams: ["null device", "null device", "pipe"],
+        },
+        opened,
+      );
+      assert.deepEqual(opened, [
+        { service: "terraform-credentials", backend: "keychain" },
+        { service: "terraform-credentials", backend: "keychain" },
+      ]);
+    });
+
+    test("get, store and forget typed by a person follow it, silently", async (t) => {
+      const { ioOptions } = temp(t);
+      const person = { ...ioOptions, streams: ["other", "other", "other"] } as const;
+      const store = createMemoryStore();
+      const opened: GlobalOptions[] = [];
+      const outcomes = [
+        await invoke(
+          ["store", "a.example.com"],
+          store,
+          { ...person, stdin: '{"token":"t"}' },
+          opened,
+        ),
+        await invoke(["get", "a.example.com"], store, person, opened),
+        await invoke(["forget", "a.example.com"], store, person, opened),
+      ];
+      const work = { service: "work", backend: "pass" };
+      assert.deepEqual(opened, [work, work, work]);
+      assert.deepEqual(outcomes, [
+        { code: 0, stdout: "", stderr: "" },
+        { code: 0, stdout: '{"token":"t"}\n', stderr: "" },
+        { code: 0, stdout: "", stderr: "" },
+      ]);
+    });
+
+    test("a script's $(get HOST | jq) with its own stdin follows it too", async (t) => {
+      const { ioOptions } = temp(t);
+      const opened: GlobalOptions[] = [];
+      await invoke(
+        ["get", "a.example.com"],
+        createMemoryStore(),
+        { ...ioOptions, streams: ["pipe", "pipe", "pipe"] },
+        opened,
+      );
+      assert.deepEqual(opened, [{ service: "work", backend: "pass" }]);
+    });
+
+    test("a person's --service is kept, the block's --backend followed", async (t) => {
+      const { ioOptions } = temp(t);
+      const opened: GlobalOptions[] = [];
+      await invoke(
+        ["--service", "other", "get", "a.example.com"],
+        createMemoryStore(),
+        { ...ioOptions, streams: ["other", "other", "other"] },
+        opened,
+      );
+      assert.deepEqual(opened, [{ service: "other", backend: "pass" }]);
+    });
+
+    const HEADLESS_FAILURE =
+      "no Secret Service on the D-Bus session bus: start gnome-keyring; on a headless machine add --backend pass to the helper's args";
+
+    test("a keychain failure never says to add --backend pass when the block has it", async (t) => {
+      const { terraformrc, ioOptions } = temp(t);
+      const store = createMemoryStore();
+      store.failNext(new CliError(HEADLESS_FAILURE));
+      const outcome = await invoke(["get", "a.example.com"], store, {
+        ...ioOptions,
+        streams: ["null device", "pipe", "pipe"],
+      });
+      assert.equal(outcome.code, 1);
+      assert.equal(
+        outcome.stderr,
+        `no Secret Service on the D-Bus session bus: start gnome-keyring; the credentials_helper block in ${terraformrc} already has --backend pass --service work, but this call ran with the streams Terraform gives a helper (no terminal, stdin from /dev/null or a pipe), so only its own options count: run "${path.join(path.dirname(terraformrc), ".terraform.d", "plugins", "terraform-credentials-keychain")} --backend pass --service work get a.example.com"\n`,
+      );
+    });
+
+    test("nor when the person's own --backend keychain chose the keychain", async (t) => {
+      const { ioOptions } = temp(t);
+      const store = createMemoryStore();
+      store.failNext(new CliError(HEADLESS_FAILURE));
+      const outcome = await invoke(["--backend", "keychain", "get", "a.example.com"], store, {
+        ...ioOptions,
+        streams: ["other", "other", "other"],
+      });
+      assert.doesNotMatch(outcome.stderr, /add --backend pass/);
+      assert.match(
+        outcome.stderr,
+        /this call's --backend keychain wins: run ".* --backend pass --service work get a\.example\.com"\n$/,
+      );
+    });
+
+    test("with no block, the advice stays as the store gave it", async (t) => {
+      const box = createTempHome(t, "tfck-no-block-");
+      const store = createMemoryStore();
+      store.failNext(new CliError(HEADLESS_FAILURE));
+      const outcome = await invoke(["get", "a.example.com"], store, {
+        env: {},
+        platform: "linux",
+        homedir: box.home,
+        streams: ["null device", "pipe", "pipe"],
+      });
+      assert.equal(outcome.stderr, `${HEADLESS_FAILURE}\n`);
     });
   },
 );

@@ -606,6 +606,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     assert.deepEqual(report, {
       hosts: [{ file: box.file, host: "a.example.com", outcome: "moved" }],
       files: [{ file: box.file, change: "removed" }],
+      lastCredentialsFileHosts: ["a.example.com"],
     });
     assert.equal(box.text(box.file), text);
     assert.equal(store.entries.size, 0);
@@ -684,3 +685,159 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     assert.equal(readFileSync(file, "utf8"), text);
   });
 });
+
+describe(
+  "importCredentials: credentials blocks in CLI config files",
+  {
+    skip: process.platform === "win32" && "POSIX modes",
+  },
+  () => {
+    /** The sandbox, with ~/.terraform.d merged into the CLI config as Terraform does. */
+    function withConfigDir(t: TestContext) {
+      const box = sandbox(t);
+      const dir = box.inHome(".terraform.d");
+      return {
+        ...box,
+        rc: box.locations.terraformConfigFile,
+        locations: { ...box.locations, configDirs: [dir] },
+      };
+    }
+    const RC = (block: string) =>
+      `# my settings\r\nplugin_cache_dir = "/tmp/cache"\n\ncredentials_helper "keychain" {}\n\n${block}provider_installation {\n  direct {}\n}\n`;
+
+    test("a block's token is stored, read back, and then only the block leaves the file", async (t) => {
+      const box = withConfigDir(t);
+      box.write(
+        box.rc,
+        RC(`credentials "App.Terraform.io" {\n  token = "${SECRET_A}"\n}\n\n`),
+        0o640,
+      );
+      const store = createMemoryStore();
+      const report = await importCredentials(store, box.locations);
+      assert.deepEqual(report.hosts, [
+        { file: box.rc, host: "App.Terraform.io", outcome: "moved" },
+      ]);
+      assert.deepEqual(report.files, [{ file: box.rc, change: "rewritten" }]);
+      assert.deepEqual(store.calls, [
+        ["get", "app.terraform.io"],
+        ["store", "app.terraform.io"],
+        ["get", "app.terraform.io"],
+      ]);
+      assert.equal(store.entries.get(host("app.terraform.io")), `{"token":"${SECRET_A}"}`);
+      assert.equal(box.text(box.rc), RC(""));
+      assert.equal(box.mode(box.rc), 0o640);
+    });
+
+    test("blocks in ~/.terraform.d/*.tfrc move too; a *.tfrc.json, a block with other values and an empty one are reported and left alone", async (t) => {
+      const box = withConfigDir(t);
+      const tfrc = box.inHome(".terraform.d", "team.tfrc");
+      const tfrcJson = box.inHome(".terraform.d", "more.tfrc.json");
+      const rc = `credentials "a.example.com" { token = "${SECRET_A}" }\ncredentials "b.example.com" {\n  token = "${SECRET_B}"\n  organization = "acme"\n}\ncredentials "c.example.com" {}\ncredentials "d.example.com" { token = "\${var.x}" }\n`;
+      const json = JSON.stringify({ credentials: { "e.example.com": { token: SECRET_B } } });
+      box.write(tfrc, rc, 0o600);
+      box.write(tfrcJson, json, 0o600);
+      const store = createMemoryStore();
+      const report = await importCredentials(store, box.locations);
+      assert.deepEqual(
+        report.hosts.map(({ host, outcome, file }) => [host, outcome, file]),
+        [
+          ["e.example.com", "failed", tfrcJson],
+          ["a.example.com", "moved", tfrc],
+          ["b.example.com", "failed", tfrc],
+          ["c.example.com", "failed", tfrc],
+          ["d.example.com", "failed", tfrc],
+        ],
+      );
+      for (const { reason, outcome } of report.hosts) {
+        if (outcome === "failed")
+          assert.match(reason ?? "", /^import does not edit this credentials block/);
+      }
+      assert.deepEqual([...store.entries.keys()], ["a.example.com"]);
+      assert.equal(box.text(tfrc), rc.slice(rc.indexOf("\n") + 1));
+      assert.equal(box.text(tfrcJson), json);
+      assertNoSecret(report);
+    });
+
+    test("a different stored token keeps the block unless --force", async (t) => {
+      const box = withConfigDir(t);
+      const text = RC(`credentials "a.example.com" { token = "${SECRET_A}" }\n\n`);
+      box.write(box.rc, text, 0o600);
+      const store = createMemoryStore();
+      await store.store(host("a.example.com"), `{"token":"${SECRET_B}"}`);
+      const kept = await importCredentials(store, box.locations);
+      assert.equal(kept.hosts[0]?.outcome, "kept");
+      assert.equal(box.text(box.rc), text);
+      assert.equal(store.entries.get(host("a.example.com")), `{"token":"${SECRET_B}"}`);
+      const forced = await importCredentials(store, box.locations, { force: true });
+      assert.equal(forced.hosts[0]?.outcome, "replaced");
+      assert.equal(store.entries.get(host("a.example.com")), `{"token":"${SECRET_A}"}`);
+      assert.equal(box.text(box.rc), RC(""));
+    });
+
+    test("--dry-run and --keep leave the file as it is", async (t) => {
+      const box = withConfigDir(t);
+      const text = RC(`credentials "a.example.com" { token = "${SECRET_A}" }\n\n`);
+      box.write(box.rc, text, 0o600);
+      const store = createMemoryStore();
+      const planned = await importCredentials(store, box.locations, { dryRun: true });
+      assert.deepEqual(planned.files, [{ file: box.rc, change: "rewritten" }]);
+      assert.equal(store.entries.size, 0);
+      await importCredentials(store, box.locations, { keep: true });
+      assert.equal(box.text(box.rc), text);
+      assert.equal(store.entries.size, 1);
+    });
+
+    test("nothing leaves the file before it is stored: an unreachable store leaves it whole", async (t) => {
+      const box = withConfigDir(t);
+      const text = RC(`credentials "a.example.com" { token = "${SECRET_A}" }\n\n`);
+      box.write(box.rc, text, 0o600);
+      const store = storeWith(createMemoryStore(), {
+        get: async () => {
+          throw new CliError("the keyring is locked");
+        },
+      });
+      await assert.rejects(importCredentials(store, box.locations), /the keyring is locked/);
+      assert.equal(box.text(box.rc), text);
+    });
+
+    test("a file changed during the import is read again: a block written meanwhile stays", async (t) => {
+      const box = withConfigDir(t);
+      box.write(box.rc, `credentials "a.example.com" { token = "${SECRET_A}" }\n`, 0o600);
+      const inner = createMemoryStore();
+      const later = `credentials "a.example.com" { token = "${SECRET_A}" }\ncredentials "new.example.com" { token = "${SECRET_B}" }\n`;
+      const store = storeWith(inner, {
+        store: async (name, secret) => {
+          box.write(box.rc, later, 0o600);
+          await inner.store(name, secret);
+        },
+      });
+      await importCredentials(store, box.locations);
+      assert.equal(box.text(box.rc), `credentials "new.example.com" { token = "${SECRET_B}" }\n`);
+    });
+
+    test("one host in credentials.tfrc.json and in a block with another token: the block stays", async (t) => {
+      const box = withConfigDir(t);
+      box.write(box.file, json({ credentials: { "a.example.com": { token: SECRET_A } } }), 0o600);
+      const text = `credentials "a.example.com" { token = "${SECRET_B}" }\n`;
+      box.write(box.rc, text, 0o600);
+      const store = createMemoryStore();
+      const report = await importCredentials(store, box.locations);
+      assert.deepEqual(
+        report.hosts.map(({ outcome }) => outcome),
+        ["moved", "failed"],
+      );
+      assert.equal(box.text(box.rc), text);
+      assert.equal(store.entries.get(host("a.example.com")), `{"token":"${SECRET_A}"}`);
+    });
+
+    test("a symlinked CLI config is edited in its target, and the link stays", async (t) => {
+      const box = withConfigDir(t);
+      const target = path.join(box.root, "dotfiles", "terraformrc");
+      box.write(target, RC(`credentials "a.example.com" { token = "${SECRET_A}" }\n\n`), 0o600);
+      symlinkSync(target, box.rc);
+      await importCredentials(createMemoryStore(), box.locations);
+      assert.ok(lstatSync(box.rc).isSymbolicLink());
+      assert.equal(box.text(target), RC(""));
+    });
+  },
+);

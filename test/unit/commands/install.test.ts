@@ -89,12 +89,12 @@ function filesUnder(dir: string): string[] {
     .sort();
 }
 
-function assertRefusedOtherHelper(run: () => unknown): void {
+function assertRefusedOtherHelper(file: string, run: () => unknown): void {
   assert.throws(run, (error: unknown) => {
     assert.ok(error instanceof CliError);
     assert.equal(
       error.message,
-      'the CLI config already sets credentials_helper "other" with args ["--profile","x"]; rerun with --force to replace it',
+      `the CLI config ${file} already sets credentials_helper "other" with args ["--profile","x"]; rerun with --force to replace it`,
     );
     return true;
   });
@@ -226,7 +226,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
     const box = sandbox(t);
     const original = `disable_checkpoint = true\n\n${OTHER_HELPER}`;
     box.write(box.terraformrc, original, 0o644);
-    assertRefusedOtherHelper(() => planInstall(box.machine, [], false));
+    assertRefusedOtherHelper(box.terraformrc, () => planInstall(box.machine, [], false));
     assert.equal(box.text(box.terraformrc), original);
     assert.equal(box.mode(box.terraformrc), 0o644);
     assert.equal(existsSync(box.plugin), false, "the plugin is not copied either");
@@ -256,7 +256,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
       (error: unknown) =>
         error instanceof CliError &&
         error.message ===
-          'the CLI config already sets credentials_helper "keychain"; rerun with --force to replace it',
+          `the CLI config ${box.terraformrc} already sets credentials_helper "keychain"; rerun with --force to replace it`,
     );
     install(box, ["--service", "work"], true);
     assert.equal(box.text(box.terraformrc), WORK_BLOCK);
@@ -327,7 +327,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
   test("a different helper in ~/.tofurc alone is refused, and ~/.terraformrc is not created", (t) => {
     const box = sandbox(t);
     box.write(box.tofurc, OTHER_HELPER, 0o600);
-    assertRefusedOtherHelper(() => planInstall(box.machine, [], false));
+    assertRefusedOtherHelper(box.tofurc, () => planInstall(box.machine, [], false));
     assert.equal(existsSync(box.terraformrc), false);
     assert.equal(box.text(box.tofurc), OTHER_HELPER);
   });

@@ -3,8 +3,10 @@ import { describe, it } from "node:test";
 import { CliError, ExitCode } from "../../../src/errors.ts";
 import {
   addCredentialsHelper,
+  findCredentialsBlockItems,
   findCredentialsBlocks,
   findCredentialsHelpers,
+  removeCredentialsBlocks,
   removeCredentialsHelper,
   renderCredentialsHelper,
 } from "../../../src/terraform/cli-config.ts";
@@ -622,4 +624,64 @@ describe("install then uninstall", () => {
       assert.equal(removeCredentialsHelper(installed.text, "keychain").text, original + eol);
     });
   }
+});
+
+describe("findCredentialsBlockItems and removeCredentialsBlocks", () => {
+  const tokens = (text: string) =>
+    findCredentialsBlockItems(text).map(({ host, token }) => [host, token]);
+
+  it("reads a token only from a body that is exactly one plain string token", () =>
+    assert.deepEqual(
+      tokens(
+        lines(
+          'credentials "a.example" { token = "t\\u00e9\\"x" }',
+          'credentials "b.example" {',
+          '  token = "t"',
+          '  organization = "acme"',
+          "}",
+          'credentials "c.example" {}',
+          'credentials "d.example" { token = "${var.t}" }',
+          'credentials "e.example" {',
+          "  token = <<EOT",
+          "t",
+          "EOT",
+          "}",
+          'credentials "f.example" { token = 12 }',
+          'host "h.example" {',
+          '  credentials "nested.example" { token = "t" }',
+          "}",
+        ),
+      ),
+      [
+        ["a.example", 't\u00e9"x'],
+        ["b.example", undefined],
+        ["c.example", undefined],
+        ["d.example", undefined],
+        ["e.example", undefined],
+        ["f.example", undefined],
+      ],
+    ));
+
+  it("refuses a file in JSON syntax, as for the helper block", () =>
+    assert.throws(() => findCredentialsBlockItems('{"credentials": {}}'), CliError));
+
+  it("cuts only the chosen blocks, every other byte kept", () => {
+    const text =
+      lines(
+        "# top",
+        'credentials "a.example" { token = "x" } # mine',
+        "",
+        'credentials "b.example" {',
+        '  token = "y"',
+        "}",
+        "",
+      ) + COMPLEX;
+    const [first, second] = findCredentialsBlockItems(text);
+    assert.ok(first && second);
+    assert.equal(
+      removeCredentialsBlocks(text, [first]),
+      text.replace('credentials "a.example" { token = "x" } # mine\n', ""),
+    );
+    assert.equal(removeCredentialsBlocks(text, [second, first]), lines("# top", "") + COMPLEX);
+  });
 });

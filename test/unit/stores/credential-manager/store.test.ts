@@ -10,7 +10,9 @@ import {
 } from "../../../../src/stores/credential-manager/api.ts";
 import {
   createCredentialManagerStore,
+  entryName,
   hostsOf,
+  legacyEntryName,
 } from "../../../../src/stores/credential-manager/store.ts";
 
 const SERVICE = "terraform-credentials";
@@ -22,7 +24,9 @@ function fakeCredentialManager() {
   const api: CredentialManagerApi = {
     read: (target) => {
       const entry = entries.get(target);
-      return entry === undefined ? undefined : new Uint8Array(entry.blob);
+      return entry === undefined
+        ? undefined
+        : { userName: entry.userName, blob: new Uint8Array(entry.blob) };
     },
     write: (target, userName, blob) =>
       void entries.set(target, { userName, blob: new Uint8Array(blob) }),
@@ -40,12 +44,12 @@ function fakeCredentialManager() {
 const unguarded = <T>(call: () => T): T => call();
 
 describe("Credential Manager store", () => {
-  test("stores an object as raw UTF-8 under <host>.<service> with the host as user name", async () => {
+  test("stores an object as raw UTF-8 under <service>/<host> with the host as user name", async () => {
     const { api, entries } = fakeCredentialManager();
     const store = createCredentialManagerStore(api, SERVICE, unguarded);
     const object = '{"token":"tök-😀"}';
     await store.store(HOST, object);
-    const entry = entries.get(`${HOST}.${SERVICE}`);
+    const entry = entries.get(`${SERVICE}/${HOST}`);
     assert.equal(entry?.userName, HOST);
     assert.deepEqual(Buffer.from(entry.blob), Buffer.from(object, "utf8"));
     assert.equal(await store.get(HOST), object);
@@ -61,7 +65,7 @@ describe("Credential Manager store", () => {
       assert.match(error.message, /2561 bytes.*at most 2560 bytes per entry; nothing was stored/);
       return true;
     });
-    assert.equal(entries.get(`${HOST}.${SERVICE}`)?.blob.byteLength, CRED_MAX_CREDENTIAL_BLOB_SIZE);
+    assert.equal(entries.get(`${SERVICE}/${HOST}`)?.blob.byteLength, CRED_MAX_CREDENTIAL_BLOB_SIZE);
   });
 
   test("absence is undefined for get and success for forget", async () => {
@@ -72,7 +76,7 @@ describe("Credential Manager store", () => {
 
   test("a blob that is not UTF-8 names the host and the fix", async () => {
     const { api, entries } = fakeCredentialManager();
-    entries.set(`${HOST}.${SERVICE}`, { userName: HOST, blob: Uint8Array.of(0xff, 0xfe) });
+    entries.set(`${SERVICE}/${HOST}`, { userName: HOST, blob: Uint8Array.of(0xff, 0xfe) });
     const store = createCredentialManagerStore(api, SERVICE, unguarded);
     await assert.rejects(
       store.get(HOST),
@@ -113,6 +117,63 @@ describe("Credential Manager store", () => {
     );
   });
 
+  // (a.example, --service prod.work) and (a.example.prod, --service work): one name once.
+  const shortHost = "a.example" as Hostname;
+  const longHost = "a.example.prod" as Hostname;
+  const longService = "prod.work";
+  const shortService = "work";
+
+  test("entry names of two profiles differ where host and service share dots", () => {
+    assert.notEqual(entryName(longService, shortHost), entryName(shortService, longHost));
+    // What earlier versions named them: one and the same entry.
+    assert.equal(legacyEntryName(longService, shortHost), legacyEntryName(shortService, longHost));
+  });
+
+  test("profiles whose host and service share dots keep their own tokens", async () => {
+    const { api, entries } = fakeCredentialManager();
+    const a = createCredentialManagerStore(api, longService, unguarded);
+    const b = createCredentialManagerStore(api, shortService, unguarded);
+    await a.store(shortHost, '{"token":"A"}');
+    await b.store(longHost, '{"token":"B"}');
+    assert.equal(await a.get(shortHost), '{"token":"A"}');
+    assert.equal(await b.get(longHost), '{"token":"B"}');
+    await a.forget(shortHost);
+    assert.equal(await b.get(longHost), '{"token":"B"}');
+    assert.deepEqual(await b.list(), [longHost]);
+    assert.equal(entries.size, 1);
+  });
+
+  test("an earlier version's entry of another profile is neither read nor forgotten", async () => {
+    const { api, entries } = fakeCredentialManager();
+    // As earlier versions stored (a.example.prod, --service work).
+    const legacy = legacyEntryName(shortService, longHost);
+    entries.set(legacy, { userName: longHost, blob: Buffer.from('{"token":"B"}') });
+    const a = createCredentialManagerStore(api, longService, unguarded);
+    assert.equal(await a.get(shortHost), undefined);
+    assert.deepEqual(await a.list(), []);
+    await a.forget(shortHost);
+    await a.store(shortHost, '{"token":"A"}');
+    assert.equal(entries.get(legacy)?.userName, longHost);
+    const b = createCredentialManagerStore(api, shortService, unguarded);
+    assert.equal(await b.get(longHost), '{"token":"B"}');
+    assert.equal(await a.get(shortHost), '{"token":"A"}');
+  });
+
+  test("an earlier version's own entry is read, listed, moved by a store and forgotten", async () => {
+    const { api, entries } = fakeCredentialManager();
+    const legacy = legacyEntryName(SERVICE, HOST);
+    entries.set(legacy, { userName: HOST, blob: Buffer.from('{"token":"old"}') });
+    const store = createCredentialManagerStore(api, SERVICE, unguarded);
+    assert.equal(await store.get(HOST), '{"token":"old"}');
+    assert.deepEqual(await store.list(), [HOST]);
+    await store.store(HOST, '{"token":"new"}');
+    assert.deepEqual([...entries.keys()], [entryName(SERVICE, HOST)]);
+    assert.equal(await store.get(HOST), '{"token":"new"}');
+    entries.set(legacy, { userName: HOST, blob: Buffer.from('{"token":"old"}') });
+    await store.forget(HOST);
+    assert.equal(entries.size, 0);
+  });
+
   test("every call goes through the guard, whose refusal is passed on", async () => {
     const refused = new CliError("deadline");
     const store = createCredentialManagerStore(fakeCredentialManager().api, SERVICE, () => {
@@ -130,13 +191,16 @@ describe("Credential Manager store", () => {
 });
 
 describe("hostsOf", () => {
-  test("keeps the normalized hosts of this service, sorted, and nothing else", () => {
+  test("keeps the normalized hosts of this service, in either name, sorted, once, and nothing else", () => {
     const entry = (targetName: string, userName: string) => ({ targetName, userName, blobSize: 3 });
     assert.deepEqual(
       hostsOf(
         [
-          entry(`b.example.com.${SERVICE}`, "b.example.com"),
+          entry(`${SERVICE}/b.example.com`, "b.example.com"),
           entry(`a.example.com.${SERVICE}`, "a.example.com"),
+          entry(`${SERVICE}/a.example.com`, "a.example.com"),
+          entry(`other/d.example.com`, "d.example.com"),
+          entry(`${SERVICE}/e.example.com`, "f.example.com"),
           entry("a.example.com.other", "a.example.com"),
           entry(`c.example.com.${SERVICE}`, "someone-else"),
           entry(`UPPER.example.com.${SERVICE}`, "UPPER.example.com"),

@@ -18,7 +18,7 @@ import {
   PromptDismissed,
   UnexpectedReply,
 } from "../../../../src/stores/secret-service/secret-service.ts";
-import { SessionError } from "../../../../src/stores/secret-service/session.ts";
+import { SessionError, startKeyExchange } from "../../../../src/stores/secret-service/session.ts";
 import { WireError } from "../../../../src/stores/secret-service/wire.ts";
 
 /** What a service could put in an error's text: never to be shown by the names that hide it. */
@@ -44,7 +44,7 @@ const REPLIES_THAT_HIDE_THEIR_TEXT: readonly Row[] = [
     error: reply("org.freedesktop.DBus.Error.ServiceUnknown"),
     cause: "no-service",
     transient: false,
-    says: /^no Secret Service on the D-Bus session bus: start gnome-keyring, KWallet or KeePassXC .*--backend pass/,
+    says: /^no Secret Service on the D-Bus session bus: run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock --components=secrets" .*, or start KWallet or KeePassXC .*--backend pass/,
   },
   {
     name: "NameHasNoOwner",
@@ -72,7 +72,7 @@ const REPLIES_THAT_HIDE_THEIR_TEXT: readonly Row[] = [
     error: reply("org.freedesktop.Secret.Error.IsLocked"),
     cause: "locked",
     transient: false,
-    says: /^the keyring is locked: unlock it/,
+    says: /^the keyring is locked: run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock --components=secrets" .*; then try again$/,
   },
   {
     name: "NoSuchObject",
@@ -131,6 +131,16 @@ const REPLIES_THAT_ECHO_THEIR_TEXT: readonly Row[] = [
     ),
   })),
   {
+    name: "a name and a text with a line break, ESC and a bidi override (a bus that checks nothing)",
+    error: new DbusErrorReply(
+      "org.example.Error.Evil\n\u001b[2J\u202eX",
+      "line\n\u001b]0;title\u0007\u202eY",
+    ),
+    cause: "refused",
+    transient: false,
+    says: /^the Secret Service failed: org\.example\.Error\.Evil \[2J\\u202eX: line \]0;title \\u202eY$/,
+  },
+  {
     name: "an unknown name",
     error: reply("org.example.Error.Strange"),
     cause: "refused",
@@ -154,10 +164,13 @@ const CLIENT_ERRORS: readonly Row[] = [
   },
   {
     name: "BusUnavailable with code EAGAIN (a busy bus)",
-    error: new BusUnavailable("could not connect: connect EAGAIN /x/bus", "EAGAIN"),
-    cause: "no-bus",
+    error: new BusUnavailable(
+      "could not connect to the D-Bus session bus at unix:path=/x/bus: EAGAIN, it accepts no more connections for the moment",
+      "EAGAIN",
+    ),
+    cause: "hung",
     transient: true,
-    says: /^no D-Bus session bus \(could not connect: connect EAGAIN \/x\/bus\)/,
+    says: /^the D-Bus session bus is overloaded \(could not connect to the D-Bus session bus at unix:path=\/x\/bus: EAGAIN, .*\); try again/,
   },
   {
     name: "DeadlineExpired of a Secret Service call",
@@ -168,24 +181,31 @@ const CLIENT_ERRORS: readonly Row[] = [
   },
   {
     name: "DeadlineExpired of a call to the bus itself",
-    error: new DeadlineExpired("org.freedesktop.DBus.Hello"),
+    error: new DeadlineExpired("org.freedesktop.DBus.Hello", "org.freedesktop.DBus"),
     cause: "hung",
     transient: false,
     says: /^the D-Bus session bus did not answer org\.freedesktop\.DBus\.Hello within 7 s/,
+  },
+  {
+    name: "DeadlineExpired of Properties.Get sent to the Secret Service",
+    error: new DeadlineExpired("org.freedesktop.DBus.Properties.Get", "org.freedesktop.secrets"),
+    cause: "hung",
+    transient: false,
+    says: /^the Secret Service did not answer org\.freedesktop\.DBus\.Properties\.Get within 7 s/,
   },
   {
     name: "DeadlineExpired while waiting for another helper's turn",
     error: new DeadlineExpired(TURN),
     cause: "hung",
     transient: false,
-    says: /^another helper has been storing this host for 7 s and has not finished/,
+    says: /^another helper has been storing or forgetting this host for 7 s and has not finished/,
   },
   {
     name: "KeyringLocked, no prompt possible",
     error: new KeyringLocked("no-prompt"),
     cause: "locked",
     transient: false,
-    says: /^the keyring is locked, and no unlock prompt can be shown here \(no desktop session\): unlock it/,
+    says: /^the keyring is locked, and no unlock prompt can be shown here \(no desktop session\): run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock/,
   },
   {
     name: "KeyringLocked, prompt dismissed",
@@ -199,7 +219,7 @@ const CLIENT_ERRORS: readonly Row[] = [
     error: new NoDefaultCollection(),
     cause: "no-default-collection",
     transient: false,
-    says: /^the keyring has no default collection: create one/,
+    says: /^the keyring has no default collection: run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock --components=secrets" .*KWallet Manager.*; then try again$/,
   },
   {
     name: "PromptDismissed",
@@ -224,6 +244,13 @@ const CLIENT_ERRORS: readonly Row[] = [
     cause: "broken",
     transient: true,
     says: /^the Secret Service's encrypted session failed: the shared secret begins with a zero byte/,
+  },
+  {
+    name: "NoSession (the provider changed mid-call and forgot our session)",
+    error: reply("org.freedesktop.Secret.Error.NoSession"),
+    cause: "broken",
+    transient: true,
+    says: /^the Secret Service no longer knows the encrypted session \(it was restarted\); try again$/,
   },
   {
     name: "UnexpectedReply",
@@ -370,5 +397,22 @@ describe("keychainFailure", () => {
       () => keychainFailure("read from", bug, TIMEOUT_SECONDS),
       (thrown) => thrown === bug,
     );
+  });
+
+  test("a shared secret that began with a zero byte every time: the last word promises no other session", async () => {
+    // Our private value 5 against the public value 2: the shared secret is 2^5, 127 zero bytes
+    // and one 0x20, which session.ts refuses (to be retried with a new exchange).
+    const five = (bytes: Uint8Array) => {
+      bytes.fill(0);
+      bytes[bytes.length - 1] = 5;
+      return bytes;
+    };
+    const error: unknown = await startKeyExchange(five)
+      .sessionKey(new Uint8Array([2]))
+      .catch((refused: unknown) => refused);
+    assert.ok(error instanceof SessionError && error.retry, String(error));
+    const failure = keychainFailure("read from", error, TIMEOUT_SECONDS);
+    assert.match(failure.message, /zero byte/);
+    assert.doesNotMatch(failure.message, /another session/);
   });
 });

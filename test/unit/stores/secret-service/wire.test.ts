@@ -7,6 +7,7 @@ import {
   encodeMessage,
   MAX_MESSAGE_BYTES,
   MessageReader,
+  MessageType,
   messageLength,
   parseSignature,
   WireError,
@@ -907,5 +908,62 @@ describe("messageLength", () => {
     assert.equal(messageLength(prefix(MAX_MESSAGE_BYTES - header)), MAX_MESSAGE_BYTES);
     assert.throws(() => messageLength(prefix(MAX_MESSAGE_BYTES - header + 1)), WireError);
     assert.throws(() => messageLength(prefix(0xffffffff)), WireError);
+  });
+});
+
+describe("MessageReader with a filter: messages that are not wanted", () => {
+  const signal = (body: Uint8Array, serial = 1) =>
+    encodeMessage({
+      type: MessageType.Signal,
+      serial,
+      sender: ":1.66",
+      path: "/org/example/Spam",
+      interface: "org.example.Spam",
+      member: "Flood",
+      signature: "ay",
+      body: [body],
+    });
+  const reply = encodeMessage({
+    type: MessageType.MethodReturn,
+    serial: 2,
+    replySerial: 7,
+    signature: "s",
+    body: ["ours"],
+  });
+  const onlyReplies = (header: { type: number }) => header.type === MessageType.MethodReturn;
+
+  test("a signal larger than any reply we accept is skipped as it passes, unread and unkept", () => {
+    const big = signal(new Uint8Array(MAX_MESSAGE_BYTES + 1024));
+    const reader = new MessageReader(onlyReplies);
+    const got: Message[] = [];
+    // In socket-sized pieces: the reader keeps none of the skipped bytes between them.
+    for (let at = 0; at < big.length; at += 65_536) {
+      got.push(...reader.push(big.slice(at, at + 65_536)));
+      assert.ok(
+        (reader as unknown as { buffered: number }).buffered < 65_536,
+        `kept bytes at ${at}`,
+      );
+    }
+    got.push(...reader.push(reply));
+    assert.deepEqual(
+      got.map((message) => message.body),
+      [["ours"]],
+    );
+  });
+
+  test("a wanted message over the limit is refused once its header is read", () => {
+    const big = signal(new Uint8Array(MAX_MESSAGE_BYTES + 1024));
+    assert.throws(() => new MessageReader().push(big.slice(0, 200)), /over the \d+-byte limit/);
+  });
+
+  test("a wanted signal whose body does not decode is dropped; the reply after it is read", () => {
+    const bad = new Uint8Array(signal(new Uint8Array(8)));
+    // The ay's length claims more than the body holds.
+    new DataView(bad.buffer).setUint32(bad.length - 12, 1000, true);
+    const got = new MessageReader().push(concat(bad, reply));
+    assert.deepEqual(
+      got.map((message) => message.body),
+      [["ours"]],
+    );
   });
 });

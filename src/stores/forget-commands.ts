@@ -1,0 +1,26 @@
+import type { Hostname } from "../protocol/hostname.ts";
+import { serviceFolder } from "./pass/pass-store.ts";
+
+/**
+ * Commands of a store's own tools (each as its words) that delete what the helper keeps for
+ * `service`: for when the helper itself is gone, as after the last `uninstall`. pass deletes
+ * the service's folder whatever it holds; the keychains delete one entry per host, named as
+ * each store names them (secret-service/store.ts, macos-keychain/, credential-manager/).
+ * `undefined` when no tool of the store can, without the list of hosts.
+ */
+export function storeForgetCommands(
+  backend: "keychain" | "pass",
+  platform: NodeJS.Platform,
+  service: string,
+  hosts: readonly Hostname[] | undefined,
+): (readonly string[])[] | undefined {
+  if (backend === "pass") return [["pass", "rm", "-r", "-f", serviceFolder(service)]];
+  if (hosts === undefined) return undefined;
+  return hosts.map((host) =>
+    platform === "win32"
+      ? ["cmdkey", `/delete:${host}.${service}`]
+      : platform === "darwin"
+        ? ["security", "delete-generic-password", "-s", service, "-a", host]
+        : ["secret-tool", "clear", "service", service, "username", host],
+  );
+}
