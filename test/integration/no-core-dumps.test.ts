@@ -13,7 +13,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
 import { helperCommand } from "../support/helper-process.ts";
-import { startStalledSecretService } from "../support/stalled-secret-service.ts";
+import { COLLECTION, startFakeSecretService } from "../support/fake-secret-service.ts";
 
 const linuxRoot = process.platform === "linux" && process.getuid?.() === 0;
 const notHere =
@@ -105,22 +105,47 @@ describe("a store in progress", { skip: notHere }, () => {
 });
 
 describe("a protocol call that waits on the Secret Service", { skip: notHere }, () => {
+  const HOST = "wait.example.com";
+
   /**
-   * Runs `verb` as another user against a Secret Service whose search finds `items`, until
-   * the helper has sent `marker` (a call made only after it has decided on protection), and
-   * returns who owns its /proc files then.
+   * Runs `verb` as another user against a Secret Service that holds `items` and never
+   * answers the first call named `marker` (a method, or `Get:<property>`), made only after
+   * the helper has decided on protection, and returns who owns its /proc files then.
    */
   async function ownerWhileWaiting(
     t: TestContext,
     verb: string,
-    items: readonly string[],
+    items: number,
     marker: string,
   ): Promise<number> {
-    const bus = await startStalledSecretService(items);
+    let reached: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (reached = resolve));
+    const bus = await startFakeSecretService({
+      beforeAnswer(call) {
+        const property = call.body[1];
+        const name =
+          call.member === "Get" && typeof property === "string" ? `Get:${property}` : call.member;
+        if (name !== marker) return;
+        reached();
+        return new Promise<void>(() => undefined);
+      },
+    });
     t.after(() => bus.close());
+    for (let i = 1; i <= items; i++) {
+      const item = `${COLLECTION}/${i}`;
+      const attributes = new Map([
+        ["service", "terraform-credentials"],
+        ["username", HOST],
+      ]);
+      bus.items.set(item, { path: item, attributes, secret: new TextEncoder().encode("{}") });
+    }
+    // The helper runs as another user: it must reach the socket.
+    const socket = bus.address.replace(/^unix:path=/, "");
+    chmodSync(path.dirname(socket), 0o777);
+    chmodSync(socket, 0o777);
     const dir = tempDir(t);
     const [command, ...rest] = helperCommand();
-    const child = spawn(command, [...rest, verb, "wait.example.com"], {
+    const child = spawn(command, [...rest, verb, HOST], {
       uid: 65534,
       gid: 65534,
       cwd: dir,
@@ -128,23 +153,25 @@ describe("a protocol call that waits on the Secret Service", { skip: notHere }, 
       stdio: ["ignore", "ignore", "ignore"],
     });
     t.after(() => child.kill("SIGKILL"));
-    await bus.called(marker);
+    const exited = new Promise<string>((resolve) =>
+      child.once("exit", (code) => resolve(`the helper exited (${code}) before ${marker}`)),
+    );
+    const early = await Promise.race([held.then(() => undefined), exited]);
+    assert.equal(early, undefined);
     return statSync(`/proc/${child.pid ?? 0}/environ`).uid;
   }
 
-  const ITEM = "/org/freedesktop/secrets/collection/login/7";
-
   test("a get that found an item is protected before it asks for the secret", async (t) => {
-    assert.equal(await ownerWhileWaiting(t, "get", [ITEM], "GetSecrets"), 0);
+    assert.equal(await ownerWhileWaiting(t, "get", 1, "GetSecrets"), 0);
   });
 
   test("a get that finds nothing is left as it was", async (t) => {
     // Whether the collection is locked: asked only once the search has found nothing.
-    assert.equal(await ownerWhileWaiting(t, "get", [], "Get:Locked"), 65534);
+    assert.equal(await ownerWhileWaiting(t, "get", 0, "Get:Locked"), 65534);
   });
 
   test("a forget is left as it was", async (t) => {
     // The found item's attributes: asked once the search has answered.
-    assert.equal(await ownerWhileWaiting(t, "forget", [ITEM], "Get:Attributes"), 65534);
+    assert.equal(await ownerWhileWaiting(t, "forget", 1, "Get:Attributes"), 65534);
   });
 });
