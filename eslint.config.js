@@ -5,11 +5,21 @@ import n from "eslint-plugin-n";
 import tseslint from "typescript-eslint";
 
 /** Modules that only some folders may import: the lint keeps the architecture honest. */
-const restrictedImports = (...names) =>
-  names.map((name) => ({
+const restrictedImports = (...names) => ({
+  paths: names.map((name) => ({
     name,
     message: `${name} belongs to another layer; see STYLE.md section 4`,
-  }));
+  })),
+  // Layers only import downwards (STYLE.md section 1): from a folder below it (stores/,
+  // commands/, protocol/, terraform/, system/), cli/ is reached only by going up a level;
+  // cli/ itself imports its own files as "./".
+  patterns: [
+    {
+      regex: "^(\\.\\./)+cli/",
+      message: "cli/ is the shell above this layer: move what both need below them",
+    },
+  ],
+});
 
 export default tseslint.config(
   { ignores: ["dist/", "build/", "release/", "node_modules/", "coverage/"] },
@@ -83,7 +93,7 @@ export default tseslint.config(
       ],
       "no-restricted-imports": [
         "error",
-        { paths: restrictedImports("node:process", "bun", "bun:ffi", "@napi-rs/keyring") },
+        restrictedImports("node:process", "bun", "bun:ffi", "@napi-rs/keyring"),
       ],
     },
   },
@@ -98,7 +108,7 @@ export default tseslint.config(
       ],
       "no-restricted-imports": [
         "error",
-        { paths: restrictedImports("node:process", "bun", "@napi-rs/keyring") },
+        restrictedImports("node:process", "bun", "@napi-rs/keyring"),
       ],
     },
   },
@@ -106,11 +116,17 @@ export default tseslint.config(
     // The watchdog thread stands at the process edge, as main.ts does: it ends the process.
     files: ["src/stores/credential-manager/deadline-watchdog-worker.ts"],
     rules: {
-      "no-restricted-imports": [
-        "error",
-        { paths: restrictedImports("bun", "bun:ffi", "@napi-rs/keyring") },
-      ],
+      "no-restricted-imports": ["error", restrictedImports("bun", "bun:ffi", "@napi-rs/keyring")],
     },
+  },
+  {
+    // Those that may touch process and Bun still stay below cli/, like every layer.
+    files: [
+      "src/system/**/*.ts",
+      "src/stores/macos-keychain/load-keyring.ts",
+      "src/stores/secret-service/unix-socket.ts",
+    ],
+    rules: { "no-restricted-imports": ["error", restrictedImports()] },
   },
   {
     // The file system is for commands/, the macOS addon cache and stores that are files by nature.
@@ -123,15 +139,7 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": [
         "error",
-        {
-          paths: restrictedImports(
-            "node:process",
-            "bun",
-            "@napi-rs/keyring",
-            "node:fs",
-            "node:fs/promises",
-          ),
-        },
+        restrictedImports("node:process", "bun", "@napi-rs/keyring", "node:fs", "node:fs/promises"),
       ],
     },
   },

@@ -30,6 +30,8 @@ import { KEYRING_ASSET } from "../src/stores/macos-keychain/embedded-addon.ts";
 import { checkSignature, isValidSignature, parseMachO, withoutSignature } from "./macho.ts";
 import { PACKAGE_CACHE, packageDir, packageVersion, ROOT } from "./packages.ts";
 import { hostTarget, TARGET_NAMES, TARGETS } from "./targets.ts";
+import { onPath } from "../test/support/find-command.ts";
+import { KEYRING_PACKAGES, startKeyringSession } from "../test/support/keyring-session.ts";
 
 const root = ROOT;
 const distDir = path.join(root, "dist");
@@ -71,48 +73,21 @@ if (target.keyring !== undefined) {
 }
 const runtime = path.join(fetchPackage(target.bunPackage, bunVersion), target.bunBinary);
 
+/** Where the profiling run of the host's build leaves its order files, for every target. */
+const ORDER_DIR = path.join(root, "build", "bytecode-order");
+/** The verbs whose run lays the bytecode out, most important first. */
+const PROFILED = ["get", "store", "forget"] as const;
+
 const outDir = path.join(distDir, targetName);
 mkdirSync(outDir, { recursive: true });
 const executable = path.join(outDir, `terraform-credentials-keychain${target.exeSuffix}`);
 rmSync(executable, { force: true });
-execFileSync(
-  bunExecutable(),
-  [
-    "build",
-    path.join(root, "src/main.ts"),
-    // The deadline's watchdog thread (Windows), a second entry point that the bundle loads
-    // with `new Worker(new URL(...))`.
-    path.join(root, "src/stores/credential-manager/deadline-watchdog-worker.ts"),
-    "--compile",
-    `--target=${target.bunTarget}`,
-    `--compile-executable-path=${runtime}`,
-    `--outfile=${executable}`,
-    "--minify",
-    "--bytecode",
-    // Debug traces (TF_CREDENTIALS_KEYCHAIN_DEBUG=1) name src/ files and lines, not the
-    // minified bundle's /$bunfs/root/...:76:2802.
-    "--sourcemap=linked",
-    // A call lives ~15 ms: compiling hot code (the Diffie-Hellman loop, the wire codec) costs
-    // more than it saves. A tier-up threshold 1000 times the default keeps nearly everything in
-    // the interpreter: measured here, a get took 15.2 ms instead of 19.5 ms and 42.6 MiB
-    // instead of 46.9 MiB (docs/speed.md). exec over many hosts still tiers up where it pays.
-    "--compile-jit-policy=1000",
-    // Terraform runs the helper in the user's project directory, which may be an untrusted
-    // clone: nothing there may change what runs (a bunfig.toml `preload` would run its code
-    // inside the helper, beside every token).
-    "--no-compile-autoload-dotenv",
-    "--no-compile-autoload-bunfig",
-    "--no-compile-autoload-tsconfig",
-    "--no-compile-autoload-package-json",
-    // Loaded from the embedded copy (stores/macos-keychain/load-keyring.ts), never bundled.
-    "--external=@napi-rs/keyring",
-    ...addonArgs,
-    `--define=__TFCK_VERSION__=${JSON.stringify(version)}`,
-    `--define=__TFCK_TARGET__=${JSON.stringify(targetName)}`,
-  ],
-  // Bun's progress lines are noise; its errors go to stderr.
-  { cwd: work, stdio: ["ignore", "ignore", "inherit"] },
-);
+compile([]);
+// The profiling run speaks to a private Secret Service: only a Linux build does that (a
+// macOS build would write into the login Keychain). Other targets take its order.
+const order =
+  targetName === host && target.os === "linux" ? await profileOrder(executable) : savedOrder();
+if (order.length > 0) compile(order);
 // The executable carries its source map; the copies Bun also writes beside it would only
 // end up in the release archives.
 for (const name of readdirSync(outDir)) {
@@ -125,6 +100,101 @@ if (targetName === host) {
 console.log(
   `built ${path.relative(root, executable)} (${targetName}, Bun ${bunVersion} ${target.bunPackage}, ${(statSync(executable).size / 1e6).toFixed(0)} MB)`,
 );
+
+/**
+ * Compiles the executable; `order` lays its bytecode out by the order files a profiling run
+ * wrote (see profileOrder), so that what a protocol verb runs sits together.
+ */
+function compile(order: readonly string[]): void {
+  execFileSync(
+    bunExecutable(),
+    [
+      "build",
+      path.join(root, "src/main.ts"),
+      // The deadline's watchdog thread (Windows), a second entry point that the bundle loads
+      // with `new Worker(new URL(...))`.
+      path.join(root, "src/stores/credential-manager/deadline-watchdog-worker.ts"),
+      "--compile",
+      `--target=${target.bunTarget}`,
+      `--compile-executable-path=${runtime}`,
+      `--outfile=${executable}`,
+      "--minify",
+      "--bytecode",
+      // ESM with splitting: each dynamic import() is a chunk of its own, so a protocol verb
+      // never evaluates, nor pages in, commander and the commands for people (src/cli/run.ts
+      // loads them only for other command lines), nor another platform's store. CommonJS, or
+      // ESM in one chunk, costs every call for all of it (docs/speed.md).
+      "--format=esm",
+      "--splitting",
+      ...(order.length === 0 ? [] : [`--bytecode-order=${order.join(",")}`]),
+      // Debug traces (TF_CREDENTIALS_KEYCHAIN_DEBUG=1) name src/ files and lines, not the
+      // minified bundle's /$bunfs/root/...:76:2802.
+      "--sourcemap=linked",
+      // A call lives ~15 ms: compiling hot code (the Diffie-Hellman loop, the wire codec) costs
+      // more than it saves. A tier-up threshold 1000 times the default keeps nearly everything in
+      // the interpreter: measured here, a get took 15.2 ms instead of 19.5 ms and 42.6 MiB
+      // instead of 46.9 MiB (docs/speed.md). exec over many hosts still tiers up where it pays.
+      "--compile-jit-policy=1000",
+      // Terraform runs the helper in the user's project directory, which may be an untrusted
+      // clone: nothing there may change what runs (a bunfig.toml `preload` would run its code
+      // inside the helper, beside every token).
+      "--no-compile-autoload-dotenv",
+      "--no-compile-autoload-bunfig",
+      "--no-compile-autoload-tsconfig",
+      "--no-compile-autoload-package-json",
+      // Loaded from the embedded copy (stores/macos-keychain/load-keyring.ts), never bundled.
+      "--external=@napi-rs/keyring",
+      ...addonArgs,
+      `--define=__TFCK_VERSION__=${JSON.stringify(version)}`,
+      `--define=__TFCK_TARGET__=${JSON.stringify(targetName)}`,
+    ],
+    // Bun's progress lines are noise; its errors go to stderr.
+    { cwd: work, stdio: ["ignore", "ignore", "inherit"] },
+  );
+}
+
+/**
+ * Runs `store`, `get` and `forget` of the freshly built `executable` in a private D-Bus
+ * session with its own gnome-keyring (test/support/keyring-session.ts), each writing the
+ * order in which its functions ran (BUN_BYTECODE_ORDER_OUT: hashes, no data), and returns
+ * the order files, `get` first: Terraform runs it most. Without gnome-keyring here (a
+ * machine that has only Node, a Mac), the build goes without and says so.
+ */
+async function profileOrder(executable: string): Promise<string[]> {
+  rmSync(ORDER_DIR, { recursive: true, force: true });
+  if (onPath("gnome-keyring-daemon") === undefined || onPath("dbus-daemon") === undefined) {
+    console.log(
+      `no gnome-keyring and dbus-daemon here: bytecode in build order (${KEYRING_PACKAGES} lay it out by a profiling run)`,
+    );
+    return [];
+  }
+  mkdirSync(ORDER_DIR, { recursive: true });
+  const session = await startKeyringSession();
+  try {
+    for (const verb of ["store", "get", "forget"] as const) {
+      execFileSync(executable, ["--service", "bytecode-order", verb, "profile.example.com"], {
+        cwd: work,
+        env: { ...session.env, BUN_BYTECODE_ORDER_OUT: path.join(ORDER_DIR, `${verb}.txt`) },
+        input: verb === "store" ? '{"token":"profile-only"}' : "",
+        stdio: ["pipe", "ignore", "inherit"],
+      });
+    }
+  } finally {
+    await session.close();
+  }
+  return PROFILED.map((verb) => path.join(ORDER_DIR, `${verb}.txt`));
+}
+
+/**
+ * Another target's order files: those of the last profiled build here (Linux), which ran
+ * the same protocol code; a function only this target has is laid out after them.
+ */
+function savedOrder(): string[] {
+  const files = PROFILED.map((verb) => path.join(ORDER_DIR, `${verb}.txt`));
+  if (files.every((file) => existsSync(file))) return files;
+  console.log("no bytecode order from a Linux build here yet: bytecode in build order");
+  return [];
+}
 
 /**
  * macOS kills an arm64 binary at exec unless its signature matches every page, and any

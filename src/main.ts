@@ -28,8 +28,6 @@ function isAlive(pid: number): boolean {
 }
 
 async function main(): Promise<number> {
-  // Before anything reads a token (stdin, the keychain): see core-dumps.ts.
-  await forbidCoreDumps(process.platform);
   return run(
     process.argv.slice(2),
     {
@@ -66,6 +64,8 @@ async function main(): Promise<number> {
     {
       version: versionLine(VERSION, TARGET, process.versions),
       openStore,
+      // Only once a token is about to be read (stdin, the keychain): see core-dumps.ts.
+      protectSecrets: () => forbidCoreDumps(process.platform),
       // Loaded only for doctor's token check.
       httpsGet: async (request) => (await import("./system/https-get.ts")).httpsGet(request),
       // Loaded only for exec: node:child_process has no place in a get.

@@ -4,8 +4,8 @@ import { quote } from "../quote.ts";
 import type { CommandOutcome } from "../system/run-command.ts";
 import { signalExitCode } from "../system/signal-forwarding.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
-import type { Io } from "./io.ts";
-import type { GlobalOptions } from "./options.ts";
+import type { Io } from "../system/io.ts";
+import type { GlobalOptions } from "../system/options.ts";
 import type { ExecHandler } from "./program.ts";
 
 /** Runs a command with our standard streams and `env`; supplied by main.ts. */

@@ -1,9 +1,9 @@
 import { CliError } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
-import { commandLine } from "./command-line.ts";
-import type { Io } from "./io.ts";
-import { followBlock, type GlobalOptions } from "./options.ts";
-import { optionsOfArgs, type ProtocolVerb } from "./protocol-call.ts";
+import { commandLine } from "../commands/command-line.ts";
+import type { Io } from "../system/io.ts";
+import { followBlock, optionsOfArgs, type GlobalOptions } from "../system/options.ts";
+import type { ProtocolVerb } from "./protocol-call.ts";
 
 /** Where `followedOptions` says what it did; a missing one says nothing. */
 export interface FollowNotes {

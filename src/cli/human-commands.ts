@@ -1,10 +1,10 @@
 import { CliError } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import { oneLine, printable } from "../quote.ts";
-import { commandLine, profileVariable, storeName, withVariable } from "./command-line.ts";
+import { commandLine, profileVariable, storeName, withVariable } from "../commands/command-line.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
-import type { Io } from "./io.ts";
-import { DEFAULT_SERVICE, timeoutSeconds, type GlobalOptions } from "./options.ts";
+import type { Io } from "../system/io.ts";
+import { DEFAULT_SERVICE, timeoutSeconds, type GlobalOptions } from "../system/options.ts";
 import type { HumanHandlers } from "./program.ts";
 import type { HttpsGet } from "../system/https-get.ts";
 import type { AppliedStep } from "../commands/install.ts";

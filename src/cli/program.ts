@@ -3,7 +3,7 @@ import { CliError, ExitCode } from "../errors.ts";
 import { quote } from "../quote.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import type { Hostname } from "../protocol/hostname.ts";
-import type { Io } from "./io.ts";
+import type { Io } from "../system/io.ts";
 import {
   BACKENDS,
   DEFAULT_SERVICE,
@@ -11,9 +11,9 @@ import {
   parseServiceName,
   parseTimeout,
   TIMEOUT_VARIABLE,
-} from "./options.ts";
-import type { GlobalOptions } from "./options.ts";
-import { DEFAULT_TIMEOUT_SECONDS } from "../stores/macos-keychain/keychain-calls.ts";
+} from "../system/options.ts";
+import type { GlobalOptions } from "../system/options.ts";
+import { DEFAULT_TIMEOUT_SECONDS } from "../system/options.ts";
 
 /**
  * What each verb does once its arguments are known; `run` supplies them. They take the

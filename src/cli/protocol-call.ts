@@ -1,18 +1,8 @@
-import { parseBackend, parseServiceName, parseTimeout } from "./options.ts";
-import type { Backend, GlobalOptions } from "./options.ts";
-import type { StandardStreams } from "./io.ts";
+import { leadingOptions, type GlobalOptions } from "../system/options.ts";
+import type { StandardStreams } from "../system/io.ts";
 
 export const PROTOCOL_VERB_NAMES = ["get", "store", "forget"] as const;
 export type ProtocolVerb = (typeof PROTOCOL_VERB_NAMES)[number];
-
-/**
- * The options a credentials_helper block's `args` give, each only when given; `undefined`
- * when the args hold anything else or a value the options refuse.
- */
-export function optionsOfArgs(args: readonly string[]): Partial<GlobalOptions> | undefined {
-  const leading = leadingOptions(args);
-  return leading === undefined || leading.next !== args.length ? undefined : leading.options;
-}
 
 /** A protocol verb with its hostname and options, as Terraform runs the helper. */
 export interface ProtocolCall {
@@ -60,39 +50,6 @@ export function calledAsTerraformCalls(
     forget: ["null device", "null device"],
   }[verb];
   return stdin === expected[0] && stdout === expected[1] && stderr === "pipe";
-}
-
-/** The options at the start of `argv` and the index of the first word after them. */
-function leadingOptions(
-  argv: readonly string[],
-): { options: Partial<GlobalOptions>; next: number } | undefined {
-  let service: string | undefined;
-  let backend: Backend | undefined;
-  let timeout: number | undefined;
-  let i = 0;
-  for (;;) {
-    const option = /^--(service|backend|timeout)(?:=(.*))?$/s.exec(argv[i] ?? "");
-    if (option === null) break;
-    const inline = option[2];
-    const value = inline ?? argv[i + 1];
-    if (value === undefined || (inline === undefined && value.startsWith("-"))) return undefined;
-    i += inline === undefined ? 2 : 1;
-    try {
-      if (option[1] === "service") service = parseServiceName(value);
-      else if (option[1] === "backend") backend = parseBackend(value);
-      else timeout = parseTimeout(value);
-    } catch {
-      return undefined;
-    }
-  }
-  return {
-    options: {
-      ...(service === undefined ? {} : { service }),
-      ...(backend === undefined ? {} : { backend }),
-      ...(timeout === undefined ? {} : { timeout }),
-    },
-    next: i,
-  };
 }
 
 /**

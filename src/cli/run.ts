@@ -2,13 +2,13 @@ import { CliError, DEBUG_VARIABLE, debugging, ExitCode, systemErrorMessage } fro
 import { MAX_CREDENTIALS_BYTES } from "../protocol/credentials-object.ts";
 import * as verbs from "../protocol/verbs.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
-import type { Io } from "./io.ts";
+import type { Io } from "../system/io.ts";
 import {
   DEFAULT_TIMEOUT_SECONDS,
   followBlock,
   timeoutSeconds,
   type GlobalOptions,
-} from "./options.ts";
+} from "../system/options.ts";
 import type { VerbHandlers } from "./program.ts";
 import {
   calledAsTerraformCalls,
@@ -25,8 +25,21 @@ import type { HttpsGet } from "../system/https-get.ts";
 /** What `run` needs from outside the process's own streams. */
 export interface Dependencies {
   readonly version: string;
-  /** Opens the store the options select; called only by verbs that use it. */
-  openStore(options: GlobalOptions, io: Io): CredentialStore | Promise<CredentialStore>;
+  /**
+   * Opens the store the options select; called only by verbs that use it. The store calls
+   * `beforeSecret` once a secret is about to be read.
+   */
+  openStore(
+    options: GlobalOptions,
+    io: Io,
+    beforeSecret: () => Promise<void>,
+  ): CredentialStore | Promise<CredentialStore>;
+  /**
+   * Makes the process fit to hold a token (no core dumps: system/core-dumps.ts). Called at
+   * most once, before stdin is read or a secret fetched, and never by a call that holds no
+   * token (`forget`, a `get` that finds nothing).
+   */
+  protectSecrets(): Promise<void>;
   /** Sends doctor's HTTPS requests; absent where no request may leave (tests in-process). */
   readonly httpsGet?: HttpsGet;
   /** Runs `exec`'s command; absent where no child process may be started. */
@@ -42,6 +55,9 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
   // `exec` ends with its command's exit code, which can be any number.
   const ended: { code?: number } = {};
   const stdin = { read: false };
+  let protecting: Promise<void> | undefined;
+  const beforeSecret = () => (protecting ??= deps.protectSecrets());
+  const openStore = (options: GlobalOptions) => deps.openStore(options, io, beforeSecret);
   const inputLimits = (options: Pick<GlobalOptions, "timeout">) => ({
     maxBytes: MAX_CREDENTIALS_BYTES,
     // A person at a terminal types or pastes: minutes, not the seconds a pipe gets.
@@ -54,8 +70,10 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     return limits;
   };
   const readStdin = async (options: Pick<GlobalOptions, "timeout">) => {
+    const limits = inputLimits(options);
+    await beforeSecret();
     stdin.read = true;
-    return readInput(io.stdin, await bounded(inputLimits(options)));
+    return readInput(io.stdin, await bounded(limits));
   };
 
   // Terraform's calls use the args it passes and nothing else (no file is read); a person's,
@@ -72,7 +90,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
       ? followBlock(given, {}).options
       : await (await import("./followed-options.ts")).followedOptions(io, given);
     try {
-      return await use(await deps.openStore(options, io));
+      return await use(await openStore(options));
     } catch (error) {
       const { adviceTheBlockHas } = await import("./followed-options.ts");
       throw await adviceTheBlockHas(io, error, { verb, host, given, asTerraform });
@@ -114,9 +132,12 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
       import("./exec-command.ts"),
     ]);
     isCommanderError = (error): error is { code: string } => error instanceof CommanderError;
+    // The commands for people read tokens in many ways (import, exec, doctor's files):
+    // protected from the start.
+    await beforeSecret();
     const program = buildProgram(io, deps.version, {
-      ...humanHandlers(io, deps.version, (options) => deps.openStore(options, io), deps.httpsGet),
-      ...execHandler(io, (options) => deps.openStore(options, io), deps.runCommand, ended),
+      ...humanHandlers(io, deps.version, openStore, deps.httpsGet),
+      ...execHandler(io, openStore, deps.runCommand, ended),
       ...verbHandlers,
     });
     await program.parseAsync(commandOptionsAfterCommand(argv), { from: "user" });
@@ -132,6 +153,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
       } catch {
         limits = { ...inputLimits({}), timeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
       }
+      await beforeSecret();
       await drainInput(io.stdin, await bounded(limits));
     }
     return report(error, io, isCommanderError);

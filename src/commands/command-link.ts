@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { HELPER_NAME } from "../terraform/locations.ts";
-import type { Machine } from "./install.ts";
+import type { Machine } from "../system/io.ts";
 
 /**
  * How `install` puts the helper at hand, so that people run `terraform-credentials-keychain

@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import type { GlobalOptions } from "../cli/options.ts";
+import type { GlobalOptions } from "../system/options.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import { probePass } from "../stores/pass/pass-probe.ts";
@@ -11,18 +11,23 @@ import { credentialsBlocksIn } from "../terraform/config-dir.ts";
 import { fixFor, renderFix } from "../fixes.ts";
 import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";
-import { HELPER_BLOCK_NAME, locationsOf, openTofuTakeover, type Machine } from "./install.ts";
+import { HELPER_BLOCK_NAME, locationsOf, openTofuTakeover } from "./install.ts";
+import type { Machine } from "../system/io.ts";
 import { exposuresOf } from "./writable-by-others.ts";
 import { installedBlock } from "./installed-block.ts";
 import { readTextIfExists } from "../system/files.ts";
 import { printable } from "../quote.ts";
 import { otherHelperFiles, readConfigDirFiles, type ConfigDirFile } from "./config-dir-files.ts";
 import { outputOf } from "../system/probe-output.ts";
-import { commandLine, profileVariable, storeName, withVariable } from "../cli/command-line.ts";
+import { commandLine, profileVariable, storeName, withVariable } from "./command-line.ts";
 import { helperCommand, linksTo } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
-import { optionsOfArgs } from "../cli/protocol-call.ts";
-import { DEFAULT_SERVICE, TIMEOUT_VARIABLE, timeoutSeconds } from "../cli/options.ts";
+import {
+  DEFAULT_SERVICE,
+  optionsOfArgs,
+  TIMEOUT_VARIABLE,
+  timeoutSeconds,
+} from "../system/options.ts";
 import { checkStoredTokens, shadowingSources, type TokenCheckOptions } from "./token-check.ts";
 
 export interface Check {

@@ -18,7 +18,7 @@ import {
 import { terraformLocations, type TerraformLocations } from "../terraform/locations.ts";
 import { readConfigFile } from "../terraform/config-dir.ts";
 import { otherHelperFiles, readConfigDirFiles } from "./config-dir-files.ts";
-import type { Io } from "../cli/io.ts";
+import type { Machine } from "../system/io.ts";
 import {
   modeIfExists,
   readTextIfExists,
@@ -31,11 +31,6 @@ import { exposuresOf, type Exposure } from "./writable-by-others.ts";
 
 /** The name in `credentials_helper "keychain" {}`; Terraform adds the `terraform-credentials-` prefix. */
 export const HELPER_BLOCK_NAME = "keychain";
-
-export type Machine = Pick<
-  Io,
-  "env" | "platform" | "arch" | "homedir" | "execPath" | "isSea" | "uid"
->;
 
 /**
  * Refuses to write into another user's home as root (`sudo -E`, or sudo keeping HOME): the

@@ -1,6 +1,7 @@
 import { findCredentialsHelpers } from "../terraform/cli-config.ts";
 import { readTextIfExists } from "../system/files.ts";
-import { HELPER_BLOCK_NAME, locationsOf, type Machine } from "./install.ts";
+import { HELPER_BLOCK_NAME, locationsOf } from "./install.ts";
+import type { Machine } from "../system/io.ts";
 
 /** Our credentials_helper block as the CLI config in effect has it. */
 export interface InstalledBlock {

@@ -10,8 +10,7 @@ export const MAX_CREDENTIALS_BYTES = 64 * 1024;
  * What Terraform sends to `store` and expects back from `get` is a JSON object whose
  * `token`, when present, is a string; every other property is kept as it is, because the
  * protocol says a helper must keep them all or refuse the object. That one property is
- * checked by hand: zod/mini (which the credentials file still uses) cost ~1.5 ms of CPU on
- * every call of the protocol verbs.
+ * checked by hand: zod/mini cost ~1.5 ms of CPU on every call of the protocol verbs.
  *
  * Checks that `text` is exactly one JSON object fit to store and returns it trimmed of the
  * JSON white space around it, otherwise byte for byte: re-serialising could change numbers that

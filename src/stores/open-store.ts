@@ -1,42 +1,27 @@
-import type { GlobalOptions } from "../cli/options.ts";
-import type { Io } from "../cli/io.ts";
-import type { CredentialStore } from "./credential-store.ts";
-import { callLimits } from "./macos-keychain/keychain-calls.ts";
-import { timeoutSeconds } from "../cli/options.ts";
+import type { GlobalOptions } from "../system/options.ts";
+import type { Io } from "../system/io.ts";
+import { callLimits } from "./call-limits.ts";
+import type { CredentialStore, StoreContext } from "./credential-store.ts";
+import { timeoutSeconds } from "../system/options.ts";
 
-/** The store that the options select, with its native parts loaded only now. */
-export async function openStore(options: GlobalOptions, io: Io): Promise<CredentialStore> {
+/**
+ * The store that the options select. Each is loaded only when chosen: a keychain call
+ * never pays for child_process, nor one platform's store for another's. The store calls
+ * `beforeSecret` once a secret is about to be read (StoreContext).
+ */
+export async function openStore(
+  options: GlobalOptions,
+  io: Io,
+  beforeSecret: () => Promise<void>,
+): Promise<CredentialStore> {
   // Read first, so that a bad value is refused before anything else happens.
-  const timeout = timeoutSeconds(options, io.env);
-  if (options.backend === "pass") {
-    // Loaded only when chosen: the keychain path never pays for child_process.
-    const { createPassStore } = await import("./pass/pass-store.ts");
-    return createPassStore({
-      service: options.service,
-      env: io.env,
-      timeoutMs: timeout * 1000,
-      homedir: io.homedir,
-      ...(io.processes === undefined ? {} : { processes: io.processes }),
-    });
-  }
-  const limits = callLimits(timeout);
-  if (io.platform !== "darwin" && io.platform !== "win32") {
-    // Our own D-Bus client: no native code on Linux (and the BSDs, whose desktops run the
-    // same Secret Service).
-    const { createSecretServiceStore } = await import("./secret-service/store.ts");
-    return createSecretServiceStore({
-      service: options.service,
-      env: io.env,
-      limits,
-      warn: (line) => io.stderr.write(`${line}\n`),
-    });
-  }
-  if (io.platform === "win32") {
-    // advapi32 through the runtime's FFI: no native code of ours.
-    const { openCredentialManagerStore } = await import("./credential-manager/open.ts");
-    return openCredentialManagerStore(options.service, limits);
-  }
-  // macOS: the @napi-rs/keyring addon, loaded from its cache only now.
-  const { openBindingStore } = await import("./macos-keychain/open.ts");
-  return openBindingStore(options.service, io, limits);
+  const limits = callLimits(timeoutSeconds(options, io.env));
+  const context: StoreContext = { service: options.service, io, limits, beforeSecret };
+  // One line per store; Linux and the BSDs (whose desktops run the same Secret Service) last.
+  if (options.backend === "pass") return (await import("./pass/open.ts")).openPassStore(context);
+  if (io.platform === "darwin")
+    return (await import("./macos-keychain/open.ts")).openKeychainStore(context);
+  if (io.platform === "win32")
+    return (await import("./credential-manager/open.ts")).openCredentialManagerStore(context);
+  return (await import("./secret-service/open.ts")).openSecretServiceStore(context);
 }

@@ -1,6 +1,6 @@
 import { fstatSync, read, readSync, statSync, writeSync } from "node:fs";
 import process from "node:process";
-import type { StreamKind, TextSink } from "../cli/io.ts";
+import type { StreamKind, TextSink } from "./io.ts";
 import { systemErrorMessage } from "../errors.ts";
 
 /**

@@ -1,7 +1,9 @@
 /**
  * A helper that holds a token leaves no core file and cannot be read by other processes of
  * its user (prctl(PR_SET_DUMPABLE, 0)): checked on the built executable while it waits on
- * stdin in the middle of a store, with half a token already read.
+ * stdin in the middle of a store, with half a token already read, and while a get that found
+ * an item waits on the Secret Service. A call that holds no token (forget, a get that finds
+ * nothing) is left as it was: it pays nothing for protection.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -11,6 +13,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
 import { helperCommand } from "../support/helper-process.ts";
+import { COLLECTION, startFakeSecretService } from "../support/fake-secret-service.ts";
 
 const linuxRoot = process.platform === "linux" && process.getuid?.() === 0;
 const notHere =
@@ -98,5 +101,77 @@ describe("a store in progress", { skip: notHere }, () => {
       [],
       "no core file in the working directory",
     );
+  });
+});
+
+describe("a protocol call that waits on the Secret Service", { skip: notHere }, () => {
+  const HOST = "wait.example.com";
+
+  /**
+   * Runs `verb` as another user against a Secret Service that holds `items` and never
+   * answers the first call named `marker` (a method, or `Get:<property>`), made only after
+   * the helper has decided on protection, and returns who owns its /proc files then.
+   */
+  async function ownerWhileWaiting(
+    t: TestContext,
+    verb: string,
+    items: number,
+    marker: string,
+  ): Promise<number> {
+    let reached: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (reached = resolve));
+    const bus = await startFakeSecretService({
+      beforeAnswer(call) {
+        const property = call.body[1];
+        const name =
+          call.member === "Get" && typeof property === "string" ? `Get:${property}` : call.member;
+        if (name !== marker) return;
+        reached();
+        return new Promise<void>(() => undefined);
+      },
+    });
+    t.after(() => bus.close());
+    for (let i = 1; i <= items; i++) {
+      const item = `${COLLECTION}/${i}`;
+      const attributes = new Map([
+        ["service", "terraform-credentials"],
+        ["username", HOST],
+      ]);
+      bus.items.set(item, { path: item, attributes, secret: new TextEncoder().encode("{}") });
+    }
+    // The helper runs as another user: it must reach the socket.
+    const socket = bus.address.replace(/^unix:path=/, "");
+    chmodSync(path.dirname(socket), 0o777);
+    chmodSync(socket, 0o777);
+    const dir = tempDir(t);
+    const [command, ...rest] = helperCommand();
+    const child = spawn(command, [...rest, verb, HOST], {
+      uid: 65534,
+      gid: 65534,
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin", HOME: dir, DBUS_SESSION_BUS_ADDRESS: bus.address },
+      stdio: ["ignore", "ignore", "ignore"],
+    });
+    t.after(() => child.kill("SIGKILL"));
+    const exited = new Promise<string>((resolve) =>
+      child.once("exit", (code) => resolve(`the helper exited (${code}) before ${marker}`)),
+    );
+    const early = await Promise.race([held.then(() => undefined), exited]);
+    assert.equal(early, undefined);
+    return statSync(`/proc/${child.pid ?? 0}/environ`).uid;
+  }
+
+  test("a get that found an item is protected before it asks for the secret", async (t) => {
+    assert.equal(await ownerWhileWaiting(t, "get", 1, "GetSecrets"), 0);
+  });
+
+  test("a get that finds nothing is left as it was", async (t) => {
+    // Whether the collection is locked: asked only once the search has found nothing.
+    assert.equal(await ownerWhileWaiting(t, "get", 0, "Get:Locked"), 65534);
+  });
+
+  test("a forget is left as it was", async (t) => {
+    // The found item's attributes: asked once the search has answered.
+    assert.equal(await ownerWhileWaiting(t, "forget", 1, "Get:Attributes"), 65534);
   });
 });

@@ -9,7 +9,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { describe, test, type TestContext } from "node:test";
-import { commandLine } from "../../src/cli/command-line.ts";
+import { commandLine } from "../../src/commands/command-line.ts";
 import { helperCommand, runHelper } from "../support/helper-process.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
 import { onPath } from "../support/find-command.ts";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { describe, test } from "node:test";
-import { commandLine } from "../../src/cli/command-line.ts";
+import { commandLine } from "../../src/commands/command-line.ts";
 import { helperCommand, runHelper } from "../support/helper-process.ts";
 import { startKeyringSession } from "../support/keyring-session.ts";
 import { onPath } from "../support/find-command.ts";

@@ -5,7 +5,7 @@
  *   deadline-watchdog-fixture.ts idle SECONDS     a quick call, then another past the deadline
  */
 import { CliError } from "../../src/errors.ts";
-import { callLimits } from "../../src/stores/macos-keychain/keychain-calls.ts";
+import { callLimits } from "../../src/stores/call-limits.ts";
 import { startDeadlineWatchdog } from "../../src/stores/credential-manager/deadline-watchdog.ts";
 
 const [mode, seconds] = process.argv.slice(2);

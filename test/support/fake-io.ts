@@ -1,4 +1,4 @@
-import type { Io, StandardStreams, TextSink } from "../../src/cli/io.ts";
+import type { Io, StandardStreams, TextSink } from "../../src/system/io.ts";
 
 /** A `TextSink` that keeps everything written to it. */
 export interface RecordingSink extends TextSink {

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { CliError } from "../../errors.ts";
-import type { CallLimits } from "../macos-keychain/keychain-calls.ts";
+import type { CallLimits } from "../call-limits.ts";
 
 /** Runs synchronous native calls under a deadline that holds even if a call never returns. */
 export interface DeadlineWatchdog {

@@ -1,5 +1,5 @@
-import type { CredentialStore } from "../credential-store.ts";
-import { callLimits, type CallLimits } from "../macos-keychain/keychain-calls.ts";
+import { protectingGets, type CredentialStore, type StoreContext } from "../credential-store.ts";
+import { callLimits } from "../call-limits.ts";
 import type { ProbeResult } from "../probe-result.ts";
 import { openAdvapi32 } from "./advapi32.ts";
 import { startDeadlineWatchdog } from "./deadline-watchdog.ts";
@@ -14,13 +14,20 @@ import { createCredentialManagerStore } from "./store.ts";
 const WATCHDOG_WORKER = "./stores/credential-manager/deadline-watchdog-worker.ts";
 
 /** The Credential Manager store of the built Windows executable, under `limits`' deadline. */
-export function openCredentialManagerStore(service: string, limits: CallLimits): CredentialStore {
+export function openCredentialManagerStore({
+  service,
+  limits,
+  beforeSecret,
+}: StoreContext): CredentialStore {
   const watchdog = startDeadlineWatchdog(
     limits,
     deadlineMessage(limits.timeoutSeconds),
     WATCHDOG_WORKER,
   );
-  return createCredentialManagerStore(openAdvapi32(), service, (call) => watchdog.guard(call));
+  const store = createCredentialManagerStore(openAdvapi32(), service, (call) =>
+    watchdog.guard(call),
+  );
+  return protectingGets(store, beforeSecret);
 }
 
 /** doctor's probe of Credential Manager, given `timeoutSeconds` to answer. */

@@ -18,9 +18,8 @@ export interface EmbeddedFile {
 
 /**
  * The embedded addon. Bun keeps assets beside the entry point in the executable's file
- * system (/$bunfs/root/ on POSIX, B:\~BUN\root\ on Windows), where node:fs reads them from
- * memory; dlopen cannot load them from there. Its 3 MB are copied only when needed: on
- * every call they cost ~6 MiB of RSS.
+ * system (/$bunfs/root/), where node:fs reads them from memory; dlopen cannot load them
+ * from there. Its 3 MB are copied only when needed: on every call they cost ~6 MiB of RSS.
  */
 export function embeddedAddon(): EmbeddedFile {
   const bun = (globalThis as { Bun?: BunRuntime }).Bun;

@@ -4,34 +4,23 @@ import { canonicalHostname } from "../../protocol/hostname.ts";
 import { CliError } from "../../errors.ts";
 import { errorText } from "../../quote.ts";
 import type { CredentialStore } from "../credential-store.ts";
-import { callKeychain, callLimits, DEFAULT_TIMEOUT_SECONDS } from "./keychain-calls.ts";
-import type { CallLimits } from "./keychain-calls.ts";
+import type { CallLimits } from "../call-limits.ts";
+import { callKeychain } from "./keychain-calls.ts";
 
 /**
- * Windows Credential Manager keeps at most this many bytes per entry
- * (CRED_MAX_CREDENTIAL_BLOB_SIZE, 5 * 512).
- */
-export const WINDOWS_SECRET_LIMIT = 2560;
-
-/**
- * The keychain of macOS or Windows through @napi-rs/keyring (Linux has its own client in
- * secret-service/): one entry per host, with the service name as the entry's service and
- * the hostname as its account, and the credentials object as its secret in UTF-8. The
- * binding's Linux option pins the Secret Service, should this store ever run there: its
- * default silently falls back to the kernel keyring, which forgets everything at reboot.
+ * The macOS keychain through @napi-rs/keyring: one generic password item per host, with
+ * the service name as the item's service and the hostname as its account, and the
+ * credentials object as its secret in UTF-8.
  *
  * Every call goes through the binding's asynchronous API, so that the main thread can keep
- * `limits.deadline` (shared by all calls of this store) while a call waits on D-Bus, and is
- * retried while the Secret Service is too busy to answer in time.
+ * `limits.deadline` (shared by all calls of this store) while a call waits on a prompt.
  */
 export function createKeychainStore(
   keyring: KeyringBinding,
   service: string,
-  platform: NodeJS.Platform,
-  limits: CallLimits = callLimits(DEFAULT_TIMEOUT_SECONDS),
+  limits: CallLimits,
 ): CredentialStore {
-  const options = { linux: { store: "secret-service" as const } };
-  const entry = (host: Hostname) => new keyring.AsyncEntry(service, host, options);
+  const entry = (host: Hostname) => new keyring.AsyncEntry(service, host);
   const attempt = <T>(action: string, operation: (signal: AbortSignal) => Promise<T>) =>
     callKeychain(operation, limits, (error) => keychainError(action, error));
 
@@ -48,14 +37,8 @@ export function createKeychainStore(
       }
     },
     async store(host, secret) {
-      // Raw UTF-8 bytes, not setPassword: on Windows the binding stores a password as
-      // UTF-16, which would halve the 2560 bytes an entry can hold.
+      // The text's UTF-8 bytes, exactly as get hands them back.
       const bytes = Buffer.from(secret, "utf8");
-      if (platform === "win32" && bytes.byteLength > WINDOWS_SECRET_LIMIT) {
-        throw new CliError(
-          `the credentials object is ${bytes.byteLength} bytes, and Windows Credential Manager keeps at most ${WINDOWS_SECRET_LIMIT} bytes per entry; nothing was stored`,
-        );
-      }
       await attempt("write to", (signal) => entry(host).setSecret(bytes, signal));
     },
     async forget(host) {
@@ -77,11 +60,10 @@ export function createKeychainStore(
   } satisfies CredentialStore;
 }
 
-const HEADLESS_ADVICE = "on a headless machine add --backend pass to the helper's args";
-
 /**
  * Turns the binding's error into one paragraph that says what is wrong and what to do.
- * The binding reports failures as plain messages, so they are recognised by their text.
+ * The binding reports failures as plain messages (the Security framework's own text for
+ * its status code), so they are recognised by their text.
  */
 function keychainError(action: string, error: unknown): CliError {
   const problem = describeKeychainProblem(errorText(error));
@@ -92,35 +74,22 @@ function keychainError(action: string, error: unknown): CliError {
 export function describeKeychainProblem(detail: string): string {
   // Recognised problems get one short line; the binding's own text stays in the error's
   // cause, which TF_CREDENTIALS_KEYCHAIN_DEBUG=1 prints.
+  // Each is an error, never "no credentials": the entry may well be there.
+  // errSecInteractionNotAllowed (-25308): locked, and no prompt can be shown (SSH, launchd).
+  if (/interaction is not allowed|errSecInteractionNotAllowed|-25308/i.test(detail)) {
+    return 'the keychain is locked and cannot ask for its password here (no one at the screen, or an SSH session): unlock it with "security unlock-keychain" and try again';
+  }
+  // errSecUserCanceled (-128), errSecAuthFailed (-25293): the prompt was refused.
   if (
-    /DBUS_SESSION_BUS_ADDRESS|autolaunch|Failed to connect to (socket|address)|Connection refused/i.test(
+    /canceled|cancelled|errSecUserCanceled|-128\b|passphrase you entered is not correct|errSecAuthFailed|-25293/i.test(
       detail,
     )
   ) {
-    return `no D-Bus session bus: log in to a desktop session or use "dbus-run-session"; ${HEADLESS_ADVICE}`;
+    return 'access was refused at the keychain prompt: run the command again and choose "Always Allow"';
   }
-  if (
-    /ServiceUnknown|not provided by any \.service files|org\.freedesktop\.secrets|NoReply|Did not receive a reply/i.test(
-      detail,
-    )
-  ) {
-    return `no Secret Service on the D-Bus session bus: start gnome-keyring, KWallet or KeePassXC; ${HEADLESS_ADVICE}`;
-  }
-  // macOS: errSecInteractionNotAllowed (-25308), a locked keychain where no one can answer
-  // its prompt (SSH, a launchd job), and errSecAuthFailed (-25293), a prompt answered wrong
-  // or cancelled. Either is an error, never "no credentials": the entry may well be there.
-  if (
-    /interaction is not allowed|errSecInteractionNotAllowed|-25308|passphrase you entered is not correct|errSecAuthFailed|-25293/i.test(
-      detail,
-    )
-  ) {
-    return 'the keychain is locked and could not be unlocked here: unlock it ("security unlock-keychain" in a terminal, or Keychain Access) and try again';
-  }
-  if (/locked|unlock|prompt/i.test(detail)) {
-    return 'the keyring is locked: unlock it in Seahorse (with no desktop, "terraform-credentials-keychain doctor" prints how) and try again';
-  }
-  if (/no such object|collection/i.test(detail)) {
-    return 'the keyring has no default collection: create one (a "login" keyring in Seahorse) and try again';
+  // errSecNoSuchKeychain (-25294), errSecNotAvailable (-25291), errSecNoDefaultKeychain (-25307).
+  if (/keychain could not be found|no keychain is available|-2529[14]|-25307/i.test(detail)) {
+    return 'there is no default keychain: open Keychain Access and make the "login" keychain the default, then try again';
   }
   return `${detail}.`;
 }

@@ -98,15 +98,9 @@ function ensurePrivateDirectory(dir: string): void {
 }
 
 /**
- * True when `file` is a regular file of ours, writable by no one else (on POSIX), holding
- * the embedded addon. On Windows only its size is checked, not its bytes: reading 2.5 MB
- * back cost ~3 ms of every call. The name is the content's SHA-256, a copy only appears by
- * an atomic rename of a complete file into a directory only this user can write to, and
- * Credential Manager does not tell one program of the user's from another, so a process
- * that could swap the file could read the tokens anyway.
- * The size check catches a file cut short (a full disk, a partial copy of the home
- * directory). macOS is different: a Keychain item trusts the signature of the program that
- * made it, so the library it loads must be byte for byte the one that was signed with it.
+ * True when `file` is a regular file of ours, writable by no one else, holding the embedded
+ * addon byte for byte: a Keychain item trusts the signature of the program that made it,
+ * so the library it loads must be exactly the one that was signed with it.
  */
 function isTrustedCopy(file: string, embedded: EmbeddedFile): boolean {
   let stat;
@@ -116,9 +110,7 @@ function isTrustedCopy(file: string, embedded: EmbeddedFile): boolean {
     return false;
   }
   const uid = process.getuid?.();
-  const posixOwnerOk = uid === undefined || (stat.uid === uid && (stat.mode & 0o022) === 0);
-  if (!stat.isFile() || !posixOwnerOk || stat.size !== embedded.size) return false;
-  return (
-    process.platform !== "darwin" || Buffer.compare(readFileSync(file), embedded.bytes()) === 0
-  );
+  const ownerOk = uid === undefined || (stat.uid === uid && (stat.mode & 0o022) === 0);
+  if (!stat.isFile() || !ownerOk || stat.size !== embedded.size) return false;
+  return Buffer.compare(readFileSync(file), embedded.bytes()) === 0;
 }

@@ -1,23 +1,26 @@
-import type { Io } from "../../cli/io.ts";
 import { KEYRING_SHA256 } from "../../build-info.ts";
 import { CliError } from "../../errors.ts";
 import { errorText } from "../../quote.ts";
 import { addonCacheDir } from "./cache-dir.ts";
 import { loadKeyring } from "./load-keyring.ts";
-import type { CredentialStore } from "../credential-store.ts";
-import type { CallLimits } from "./keychain-calls.ts";
+import { protectingGets, type CredentialStore, type StoreContext } from "../credential-store.ts";
 import { createKeychainStore } from "./keychain-store.ts";
 
-/** The keychain of macOS through the @napi-rs/keyring addon. */
-export function openBindingStore(service: string, io: Io, limits: CallLimits): CredentialStore {
-  const cacheDir = addonCacheDir(io.env, io.platform, io.homedir);
+/** The keychain of macOS through the @napi-rs/keyring addon, loaded from its cache only now. */
+export function openKeychainStore({
+  service,
+  io,
+  limits,
+  beforeSecret,
+}: StoreContext): CredentialStore {
+  const cacheDir = addonCacheDir(io.homedir);
   let keyring;
   try {
     keyring = loadKeyring(cacheDir, KEYRING_SHA256);
   } catch (error) {
     throw new CliError(addonFailure(error, cacheDir), undefined, { cause: error });
   }
-  return createKeychainStore(keyring, service, io.platform, limits);
+  return protectingGets(createKeychainStore(keyring, service, limits), beforeSecret);
 }
 
 /**
@@ -27,7 +30,7 @@ export function openBindingStore(service: string, io: Io, limits: CallLimits): C
 function addonFailure(error: unknown, cacheDir: string): string {
   const text = errorText(error);
   if (typeof (error as { syscall?: unknown } | undefined)?.syscall === "string") {
-    return `could not load the keychain addon from ${cacheDir}: ${text}; make that directory writable (or set XDG_CACHE_HOME to one that is)`;
+    return `could not load the keychain addon from ${cacheDir}: ${text}; make that directory writable`;
   }
   return `could not load the keychain addon from ${cacheDir}: ${text}`;
 }

@@ -2,7 +2,7 @@ import { CliError } from "../../errors.ts";
 import { fixFor, renderFix } from "../../fixes.ts";
 import { canonicalHostname, type Hostname } from "../../protocol/hostname.ts";
 import type { CredentialStore } from "../credential-store.ts";
-import type { CallLimits } from "../macos-keychain/keychain-calls.ts";
+import type { CallLimits } from "../call-limits.ts";
 import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
 import { BusConnection, BusUnavailable, DbusErrorReply } from "./connection.ts";
 import { diagnose, keychainFailure } from "./failures.ts";
@@ -37,6 +37,8 @@ export interface SecretServiceStoreOptions {
   readonly limits: CallLimits;
   /** Tells the user of get, on stderr, about something found on the way (duplicates). */
   warn(line: string): void;
+  /** Called when get has found an item, before its secret is asked for (maybe more than once). */
+  readonly beforeSecret?: () => Promise<void>;
 }
 
 /** The Secret Service store, with `close()` for callers that outlive it (tests). */
@@ -147,10 +149,11 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
             !found.locked.has(item) && isOurs(found.attributes[index], service, host),
         ),
       searched(found) {
+        // Protected before the secrets are asked for, while the session opens.
         secrets =
           found.length === 0
             ? undefined
-            : session.then((opened) => {
+            : Promise.all([session, options.beforeSecret?.()]).then(([opened]) => {
                 const asked = api.getSecrets(found, opened.path);
                 // The key's arithmetic overlaps the round trip of the calls just sent.
                 opened.key().catch(ignore);

@@ -16,7 +16,12 @@ async function invoke(argv: readonly string[], outcome: CommandOutcome, env = {}
     return Promise.resolve(outcome);
   };
   const io = createFakeIo({ env: { PATH: "/bin", ...env } });
-  const code = await run(argv, io, { version: "0", openStore: () => store, runCommand });
+  const code = await run(argv, io, {
+    version: "0",
+    openStore: () => store,
+    protectSecrets: async () => {},
+    runCommand,
+  });
   return { code, stdout: io.stdout.text, stderr: io.stderr.text, calls };
 }
 

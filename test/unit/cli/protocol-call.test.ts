@@ -5,7 +5,7 @@ import {
   isStoreCall,
   protocolCall,
 } from "../../../src/cli/protocol-call.ts";
-import type { StandardStreams } from "../../../src/cli/io.ts";
+import type { StandardStreams } from "../../../src/system/io.ts";
 
 describe("protocolCall: the command lines Terraform runs, without commander", () => {
   test("a bare verb and hostname", () => {

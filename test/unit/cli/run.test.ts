@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { GlobalOptions } from "../../../src/cli/options.ts";
-import { DEFAULT_SERVICE } from "../../../src/cli/options.ts";
+import type { GlobalOptions } from "../../../src/system/options.ts";
+import { DEFAULT_SERVICE } from "../../../src/system/options.ts";
 import { run } from "../../../src/cli/run.ts";
 import type { Dependencies } from "../../../src/cli/run.ts";
 import { CliError, DEBUG_VARIABLE, ExitCode } from "../../../src/errors.ts";
@@ -40,18 +40,28 @@ function createHarness() {
     }
     return store;
   };
+  /** Each protectSecrets call: whether stdin had been read from by then. */
+  const protections: boolean[] = [];
+  /** The beforeSecret each openStore was given. */
+  const beforeSecrets: (() => Promise<void>)[] = [];
   const harness = {
     stores,
     opened,
+    protections,
+    beforeSecrets,
     storeFor,
     open: (options: GlobalOptions): MemoryStore | Promise<MemoryStore> => storeFor(options.service),
     async invoke(argv: readonly string[], ioOptions: FakeIoOptions = {}): Promise<Outcome> {
       const io = createFakeIo(ioOptions);
       const deps: Dependencies = {
         version: VERSION,
-        openStore(options) {
+        openStore(options, _io, beforeSecret) {
           opened.push(options);
+          beforeSecrets.push(beforeSecret);
           return harness.open(options);
+        },
+        async protectSecrets() {
+          protections.push(io.stdinReadStarted);
         },
       };
       const code = await run(argv, io, deps);
@@ -557,6 +567,47 @@ describe("help and version", () => {
       assert.deepEqual([outcome.code, outcome.stdout, outcome.stderr], [0, `${VERSION}\n`, ""]);
     });
   }
+});
+
+describe("core-dump protection, only where a token is held", () => {
+  test("store protects the process once, before it reads stdin", async () => {
+    const harness = createHarness();
+    const outcome = await harness.invoke(["store", HOST], { stdin: TOKEN_OBJECT });
+    assert.equal(outcome.code, ExitCode.Ok);
+    assert.deepEqual(harness.protections, [false]);
+  });
+
+  test("a store refused before reading protects the process before it drains stdin", async () => {
+    const harness = createHarness();
+    const outcome = await harness.invoke(["store", "not a host"], { stdin: TOKEN_OBJECT });
+    assert.notEqual(outcome.code, ExitCode.Ok);
+    assert.ok(outcome.io.stdinDrained);
+    assert.deepEqual(harness.protections, [false]);
+  });
+
+  test("forget never protects: it holds no token", async () => {
+    const harness = createHarness();
+    await harness.invoke(["store", HOST], { stdin: TOKEN_OBJECT });
+    harness.protections.length = 0;
+    assert.equal((await harness.invoke(["forget", HOST])).code, ExitCode.Ok);
+    assert.deepEqual(harness.protections, []);
+  });
+
+  test("get leaves it to the store, whose beforeSecret protects once however often it is called", async () => {
+    const harness = createHarness();
+    assert.equal((await harness.invoke(["get", HOST])).stdout, "{}\n");
+    assert.deepEqual(harness.protections, [], "a store that reads no secret: no protection");
+    const [beforeSecret] = harness.beforeSecrets;
+    await beforeSecret?.();
+    await beforeSecret?.();
+    assert.deepEqual(harness.protections, [false]);
+  });
+
+  test("the commands for people protect the process before they run", async () => {
+    const harness = createHarness();
+    assert.equal((await harness.invoke(["list"])).code, ExitCode.Ok);
+    assert.deepEqual(harness.protections, [false]);
+  });
 });
 
 describe("store failures", () => {

@@ -4,7 +4,7 @@ import { existsSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
-import type { GlobalOptions } from "../../../src/cli/options.ts";
+import type { GlobalOptions } from "../../../src/system/options.ts";
 import { run } from "../../../src/cli/run.ts";
 import type { Dependencies } from "../../../src/cli/run.ts";
 import { CliError } from "../../../src/errors.ts";
@@ -42,6 +42,7 @@ async function invoke(
       opened.push(options);
       return store;
     },
+    protectSecrets: async () => {},
     runCommand: () => Promise.resolve({ kind: "exited", code: 0 }),
   };
   const code = await run(argv, io, deps);

@@ -23,7 +23,7 @@ import {
   planInstall,
   planUninstall,
 } from "../../../src/commands/install.ts";
-import type { Machine } from "../../../src/commands/install.ts";
+import type { Machine } from "../../../src/system/io.ts";
 import { CliError, ExitCode } from "../../../src/errors.ts";
 import { smallDisk } from "../../support/small-disk.ts";
 import { createTempHome } from "./temp-home.ts";

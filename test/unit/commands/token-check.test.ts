@@ -395,6 +395,7 @@ describe(
       });
       const code = await run(args, io, {
         version: "0.0.0-test",
+        protectSecrets: async () => {},
         openStore: () => {
           opened += 1;
           return store;
@@ -430,6 +431,7 @@ describe(
       const store = createMemoryStore({ "app.example.com": JSON.stringify({ token: SECRET }) });
       const code = await run(["list"], io, {
         version: "0.0.0-test",
+        protectSecrets: async () => {},
         openStore: () => store,
         httpsGet: network.get,
       });

@@ -4,67 +4,58 @@ import type { Credential, EntryOptions } from "@napi-rs/keyring";
 import { CliError, ExitCode } from "../../../../src/errors.ts";
 import type { KeyringBinding } from "../../../../src/stores/macos-keychain/load-keyring.ts";
 import type { Hostname } from "../../../../src/protocol/hostname.ts";
+import { callLimits } from "../../../../src/stores/call-limits.ts";
 import {
-  createKeychainStore,
+  createKeychainStore as createStore,
   describeKeychainProblem,
-  WINDOWS_SECRET_LIMIT,
 } from "../../../../src/stores/macos-keychain/keychain-store.ts";
 
-// Messages observed from @napi-rs/keyring on Linux.
-const NO_BUS =
-  "Platform failure: DBus error: Using X11 for dbus-daemon autolaunch was disabled at compile time, set your DBUS_SESSION_BUS_ADDRESS instead";
-const DEAD_BUS =
-  "Platform failure: DBus error: Failed to connect to socket /nonexistent: No such file or directory";
-const LOCKED = "Couldn't access platform storage: Secret Service: unlock prompt was dismissed";
+// The Security framework's own texts for its status codes, as the binding passes them on.
+const LOCKED = "Platform secure storage failure: User interaction is not allowed.";
+const DENIED = "Platform secure storage failure: User canceled the operation.";
+const NO_KEYCHAIN =
+  "Couldn't access platform secure storage: The specified keychain could not be found.";
 
 const SERVICE = "terraform-credentials";
 const HOST = "app.example.com" as Hostname;
-const PIN = { linux: { store: "secret-service" } };
+
+const createKeychainStore = (binding: KeyringBinding, service: string) =>
+  createStore(binding, service, callLimits(30));
 
 describe("describeKeychainProblem", () => {
-  for (const [what, detail] of [
-    ["no session bus (autolaunch disabled)", NO_BUS],
-    ["a dead session bus (socket missing)", DEAD_BUS],
-  ] as const) {
-    test(`${what} is explained as a missing D-Bus session bus, with --backend pass advice`, () => {
-      const advice = describeKeychainProblem(detail);
-      assert.match(advice, /D-Bus session bus/);
-      assert.match(advice, /dbus-run-session/);
-      assert.ok(advice.includes("--backend pass"), advice);
-      assert.ok(!/locked/i.test(advice), advice);
-    });
-  }
-
-  test("a dismissed unlock prompt is explained as a locked keyring, with unlock advice", () => {
+  test("a keychain that cannot prompt is explained as locked, with the command that unlocks it", () => {
     const advice = describeKeychainProblem(LOCKED);
     assert.match(advice, /locked/);
-    assert.match(advice, /[Uu]nlock/);
-    assert.ok(!advice.includes("D-Bus session bus"), advice);
-    assert.ok(!advice.includes("--backend pass"), "a locked keyring is not a headless machine");
+    assert.match(advice, /security unlock-keychain/);
   });
 
-  test("a bus without a Secret Service is explained as such, with --backend pass advice", () => {
-    const advice = describeKeychainProblem(
-      "Platform failure: DBus error: The name org.freedesktop.secrets was not provided by any .service files",
-    );
-    assert.match(advice, /no Secret Service on the D-Bus session bus/);
-    assert.ok(advice.includes("--backend pass"), advice);
+  test("a refused or cancelled prompt says to choose Always Allow", () => {
+    for (const detail of [
+      DENIED,
+      "Platform secure storage failure: The user name or passphrase you entered is not correct.",
+    ]) {
+      assert.match(describeKeychainProblem(detail), /refused.*"Always Allow"/);
+    }
   });
 
-  test("a recognised problem is one short line without D-Bus internals (they are the cause, for debugging)", () => {
-    for (const detail of [NO_BUS, DEAD_BUS, LOCKED]) {
+  test("no default keychain says which keychain to make the default", () => {
+    assert.match(describeKeychainProblem(NO_KEYCHAIN), /no default keychain.*"login"/);
+  });
+
+  test("a recognised problem is one short line that says what to do, without the framework's text", () => {
+    for (const detail of [LOCKED, DENIED, NO_KEYCHAIN]) {
       const message = `could not write to the keychain: ${describeKeychainProblem(`${detail}\n`)}`;
       assert.ok(message.length < 200, `${message.length} chars: ${message}`);
       assert.ok(!/[\r\n]/.test(message), message);
-      assert.ok(!/X11|autolaunch|Platform failure|\/nonexistent/.test(message), message);
-      assert.match(message, /[.:;] .*(run|unlock|add|start|log in)/i, "says what to do");
+      assert.ok(!/Platform secure storage|Couldn't access/.test(message), message);
+      assert.match(message, /[.:;] .*(run|unlock|open)/i, "says what to do");
     }
   });
 
   test("passes an unrecognised message through without guessing a cause", () => {
     const advice = describeKeychainProblem("Attribute 'x' is not valid");
     assert.ok(advice.includes("Attribute 'x' is not valid"), advice);
-    assert.ok(!/D-Bus|locked|Secret Service|--backend/.test(advice), advice);
+    assert.ok(!/locked|refused|default keychain|--backend/.test(advice), advice);
   });
 });
 
@@ -150,27 +141,27 @@ function createFakeKeyring(found: readonly Credential[] = []) {
 }
 
 describe("createKeychainStore", () => {
-  test("opens each entry with the service, the host as account, and the Secret Service pin", async () => {
+  test("opens each entry with the service, the host as account, and no other option", async () => {
     const { binding, state } = createFakeKeyring();
-    const store = createKeychainStore(binding, "work", "linux");
+    const store = createKeychainStore(binding, "work");
     await store.store(HOST, '{"token":"t"}');
     await store.get(HOST);
     await store.forget(HOST);
     assert.deepEqual(state.constructed, [
-      { service: "work", account: HOST, options: PIN },
-      { service: "work", account: HOST, options: PIN },
-      { service: "work", account: HOST, options: PIN },
+      { service: "work", account: HOST, options: undefined },
+      { service: "work", account: HOST, options: undefined },
+      { service: "work", account: HOST, options: undefined },
     ]);
   });
 
   test("get returns undefined, not null, when there is no entry", async () => {
     const { binding } = createFakeKeyring();
-    assert.equal(await createKeychainStore(binding, SERVICE, "linux").get(HOST), undefined);
+    assert.equal(await createKeychainStore(binding, SERVICE).get(HOST), undefined);
   });
 
   test("store writes the text as the entry's secret in UTF-8, and get reads it back", async () => {
     const { binding, state, key } = createFakeKeyring();
-    const store = createKeychainStore(binding, SERVICE, "linux");
+    const store = createKeychainStore(binding, SERVICE);
     const secret = '{"token":"tök-😀","n":1.0e+2}';
     await store.store(HOST, secret);
     assert.deepEqual(
@@ -183,25 +174,22 @@ describe("createKeychainStore", () => {
   test("get refuses an entry whose bytes are not UTF-8, without quoting them", async () => {
     const { binding, state, key } = createFakeKeyring();
     state.secrets.set(key(SERVICE, HOST), Uint8Array.from([0x7b, 0xff, 0x7d]));
-    await assert.rejects(
-      createKeychainStore(binding, SERVICE, "linux").get(HOST),
-      (error: unknown) => {
-        assert.ok(error instanceof CliError);
-        assert.match(error.message, /is not UTF-8 text/);
-        return true;
-      },
-    );
+    await assert.rejects(createKeychainStore(binding, SERVICE).get(HOST), (error: unknown) => {
+      assert.ok(error instanceof CliError);
+      assert.match(error.message, /is not UTF-8 text/);
+      return true;
+    });
   });
 
   test("services keep separate entries for the same host", async () => {
     const { binding } = createFakeKeyring();
-    await createKeychainStore(binding, "personal", "linux").store(HOST, '{"token":"p"}');
-    assert.equal(await createKeychainStore(binding, "work", "linux").get(HOST), undefined);
+    await createKeychainStore(binding, "personal").store(HOST, '{"token":"p"}');
+    assert.equal(await createKeychainStore(binding, "work").get(HOST), undefined);
   });
 
   test("forget deletes the entry, and succeeds when there is none", async () => {
     const { binding, state } = createFakeKeyring();
-    const store = createKeychainStore(binding, SERVICE, "linux");
+    const store = createKeychainStore(binding, SERVICE);
     await store.store(HOST, '{"token":"t"}');
     await store.forget(HOST);
     assert.equal(state.secrets.size, 0);
@@ -225,7 +213,7 @@ describe("createKeychainStore", () => {
     const { binding, state } = createFakeKeyring(
       accounts.map((account) => ({ account, password: "SECRET" })),
     );
-    const hosts = await createKeychainStore(binding, "work", "linux").list();
+    const hosts = await createKeychainStore(binding, "work").list();
     assert.deepEqual(hosts, [
       "app.example.com",
       "example.com",
@@ -237,7 +225,7 @@ describe("createKeychainStore", () => {
 
   test("list of an empty service is empty", async () => {
     const { binding } = createFakeKeyring();
-    assert.deepEqual(await createKeychainStore(binding, SERVICE, "linux").list(), []);
+    assert.deepEqual(await createKeychainStore(binding, SERVICE).list(), []);
   });
 
   // The exact wording after "could not <verb>" is free; the verb says which operation failed.
@@ -264,79 +252,62 @@ describe("createKeychainStore", () => {
       const { binding, state } = createFakeKeyring();
       const original = new Error(LOCKED);
       state.failure = { in: operation, error: original };
-      await assert.rejects(
-        call(createKeychainStore(binding, SERVICE, "linux")),
-        (error: unknown) => {
-          assert.ok(error instanceof CliError, `expected a CliError, got ${String(error)}`);
-          assert.ok(error.message.startsWith(`could not ${verb} `), error.message);
-          assert.match(error.message, /keychain: the keyring is locked/);
-          assert.equal(error.exitCode, ExitCode.Failure);
-          assert.equal(error.cause, original);
-          assert.ok(!error.message.includes("SECRET-abc123"), error.message);
-          return true;
-        },
-      );
+      await assert.rejects(call(createKeychainStore(binding, SERVICE)), (error: unknown) => {
+        assert.ok(error instanceof CliError, `expected a CliError, got ${String(error)}`);
+        assert.ok(error.message.startsWith(`could not ${verb} `), error.message);
+        assert.match(error.message, /keychain: the keychain is locked/);
+        assert.equal(error.exitCode, ExitCode.Failure);
+        assert.equal(error.cause, original);
+        assert.ok(!error.message.includes("SECRET-abc123"), error.message);
+        return true;
+      });
     });
   }
 
   // What the binding gives for macOS's errSecInteractionNotAllowed and errSecAuthFailed
   // (keyring-rs wraps the Security framework's own message).
-  for (const [what, detail] of [
+  for (const [what, detail, says] of [
     [
       "errSecInteractionNotAllowed",
       "Platform secure storage failure: User interaction is not allowed.",
+      /: the keychain is locked and cannot ask for its password here .*"security unlock-keychain"/,
     ],
     [
       "errSecAuthFailed",
       "Platform secure storage failure: The user name or passphrase you entered is not correct.",
+      /: access was refused at the keychain prompt: run the command again/,
     ],
-    ["a bare OSStatus -25308", "Couldn't access platform secure storage: OSStatus -25308"],
+    [
+      "a bare OSStatus -25308",
+      "Couldn't access platform secure storage: OSStatus -25308",
+      /: the keychain is locked/,
+    ],
   ] as const) {
     for (const [verb, operation, call] of [
       ["get", "getSecret", (s: ReturnType<typeof createKeychainStore>) => s.get(HOST)],
       ["forget", "deleteCredential", (s: ReturnType<typeof createKeychainStore>) => s.forget(HOST)],
     ] as const) {
-      test(`macOS ${what} in ${verb} is an error that says the keychain is locked, never {}`, async () => {
+      test(`macOS ${what} in ${verb} is an error that says what to do, never {}`, async () => {
         const { binding, state } = createFakeKeyring();
         state.failure = { in: operation, error: new Error(detail) };
-        await assert.rejects(
-          call(createKeychainStore(binding, SERVICE, "darwin")),
-          (error: unknown) => {
-            assert.ok(error instanceof CliError);
-            assert.match(
-              error.message,
-              /: the keychain is locked and could not be unlocked here: unlock it/,
-            );
-            assert.ok(!/Seahorse|D-Bus/.test(error.message), error.message);
-            return true;
-          },
-        );
+        await assert.rejects(call(createKeychainStore(binding, SERVICE)), (error: unknown) => {
+          assert.ok(error instanceof CliError);
+          assert.match(error.message, says);
+          assert.ok(!/Seahorse|D-Bus/.test(error.message), error.message);
+          return true;
+        });
       });
     }
   }
 
-  test("a missing session bus while reading gives the --backend pass advice", async () => {
-    const { binding, state } = createFakeKeyring();
-    state.failure = { in: "getSecret", error: new Error(NO_BUS) };
-    await assert.rejects(
-      createKeychainStore(binding, SERVICE, "linux").get(HOST),
-      (error: unknown) => {
-        assert.ok(error instanceof CliError);
-        assert.match(error.message, /^could not read\b.*keychain: no D-Bus session bus/);
-        assert.ok(error.message.includes("--backend pass"), error.message);
-        return true;
-      },
-    );
-  });
-
   test("a thrown non-Error value still becomes a CliError", async () => {
     const { binding, state } = createFakeKeyring();
-    state.failure = { in: "setSecret", error: "Secret Service: unlock prompt was dismissed" };
+    state.failure = { in: "setSecret", error: "User interaction is not allowed." };
     await assert.rejects(
-      createKeychainStore(binding, SERVICE, "linux").store(HOST, "{}"),
+      createKeychainStore(binding, SERVICE).store(HOST, "{}"),
       (error: unknown) => {
         assert.ok(error instanceof CliError);
-        assert.match(error.message, /^could not write\b.*keychain: the keyring is locked/);
+        assert.match(error.message, /^could not write\b.*keychain: the keychain is locked/);
         return true;
       },
     );
@@ -348,70 +319,10 @@ describe("createKeychainStore", () => {
       in: "getSecret",
       error: new Error("Platform failure: first line\nsecond line"),
     };
-    await assert.rejects(
-      createKeychainStore(binding, SERVICE, "linux").get(HOST),
-      (error: unknown) => {
-        assert.ok(error instanceof CliError);
-        assert.ok(!/[\r\n]/.test(error.message), JSON.stringify(error.message));
-        return true;
-      },
-    );
-  });
-});
-
-describe("the Windows Credential Manager size limit", () => {
-  const objectOfBytes = (size: number, filler = "x") => {
-    const head = '{"token":"';
-    const tail = '"}';
-    const body = filler.repeat((size - head.length - tail.length) / Buffer.byteLength(filler));
-    const text = `${head}${body}${tail}`;
-    assert.equal(Buffer.byteLength(text), size);
-    return text;
-  };
-
-  test("an object of exactly 2560 bytes is stored on Windows", async () => {
-    const { binding } = createFakeKeyring();
-    const store = createKeychainStore(binding, SERVICE, "win32");
-    const object = objectOfBytes(WINDOWS_SECRET_LIMIT);
-    await store.store(HOST, object);
-    assert.equal(await store.get(HOST), object);
-  });
-
-  test("an object of 2561 bytes is refused on Windows before anything is written, naming the limit", async () => {
-    const { binding, state, key } = createFakeKeyring();
-    const store = createKeychainStore(binding, SERVICE, "win32");
-    await store.store(HOST, '{"token":"before"}');
-    await assert.rejects(
-      store.store(HOST, objectOfBytes(WINDOWS_SECRET_LIMIT + 1)),
-      (error: unknown) => {
-        assert.ok(error instanceof CliError);
-        assert.match(error.message, /2561 bytes/);
-        assert.match(error.message, /at most 2560 bytes/);
-        assert.doesNotMatch(error.message, /xxxx/);
-        return true;
-      },
-    );
-    assert.deepEqual(
-      state.secrets.get(key(SERVICE, HOST)),
-      new Uint8Array(Buffer.from('{"token":"before"}')),
-    );
-  });
-
-  test("the limit counts UTF-8 bytes, not characters", async () => {
-    const { binding } = createFakeKeyring();
-    const store = createKeychainStore(binding, SERVICE, "win32");
-    // 1274 two-byte characters fill 2560 bytes exactly; one more goes over.
-    await store.store(HOST, objectOfBytes(2560, "é"));
-    await assert.rejects(store.store(HOST, objectOfBytes(2562, "é")), /at most 2560 bytes/);
-  });
-
-  test("other platforms take objects over 2560 bytes", async () => {
-    const { binding } = createFakeKeyring();
-    for (const platform of ["linux", "darwin"] as const) {
-      const store = createKeychainStore(binding, SERVICE, platform);
-      const object = objectOfBytes(WINDOWS_SECRET_LIMIT * 4);
-      await store.store(HOST, object);
-      assert.equal(await store.get(HOST), object);
-    }
+    await assert.rejects(createKeychainStore(binding, SERVICE).get(HOST), (error: unknown) => {
+      assert.ok(error instanceof CliError);
+      assert.ok(!/[\r\n]/.test(error.message), JSON.stringify(error.message));
+      return true;
+    });
   });
 });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, test, type TestContext } from "node:test";
 import { CliError } from "../../../../src/errors.ts";
 import { normalizeHostname } from "../../../../src/protocol/hostname.ts";
-import { callLimits } from "../../../../src/stores/macos-keychain/keychain-calls.ts";
+import { callLimits } from "../../../../src/stores/call-limits.ts";
 import {
   createSecretServiceStore,
   type SecretServiceStore,

@@ -37,6 +37,12 @@ export interface Io {
   readonly processes?: { readonly pid: number; isAlive(pid: number): boolean };
 }
 
+/** What the commands that read and write files need to know of the machine. */
+export type Machine = Pick<
+  Io,
+  "env" | "platform" | "arch" | "homedir" | "execPath" | "isSea" | "uid"
+>;
+
 export interface TextSink {
   write(text: string): void;
 }

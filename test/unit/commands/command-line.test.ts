@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { commandLine } from "../../../src/cli/command-line.ts";
+import { commandLine } from "../../../src/commands/command-line.ts";
 
 describe("commandLine: a next step that runs as printed", () => {
   test("POSIX: safe words bare, others single-quoted with ' escaped", () => {

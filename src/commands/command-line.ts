@@ -1,4 +1,4 @@
-import type { GlobalOptions } from "./options.ts";
+import type { GlobalOptions } from "../system/options.ts";
 
 /**
  * A command line a person can paste into their shell and run as printed: words made only of
