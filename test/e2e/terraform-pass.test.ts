@@ -58,8 +58,13 @@ test(
       config.startsWith('credentials_helper "keychain" {\n  args = ["--backend", "pass"]\n}\n'),
       config,
     );
-    // Without those args the helper would use the Secret Service, which is unreachable here.
-    const keychainGet = await harness.helper(["get", host]);
+    // Typed by hand without those args, get follows the block to pass (the Secret Service is
+    // unreachable here), where nothing is stored yet.
+    const typedGet = await harness.helper(["get", host]);
+    assert.equal(typedGet.exitCode, 0, describeRun(typedGet));
+    assert.equal(typedGet.stdout, "{}\n", describeRun(typedGet));
+    // Given --backend keychain, get asks the keychain, which is not there.
+    const keychainGet = await harness.helper(["--backend", "keychain", "get", host]);
     assert.notEqual(keychainGet.exitCode, 0, describeRun(keychainGet));
     assert.match(keychainGet.stderr, /D-Bus/);
 
