@@ -28,7 +28,10 @@ echo "== the plan"
 if ! { refusal=$("${helper[@]}" install --dry-run ${install_options[@]+"${install_options[@]}"} 2>&1 >&3); } 3>&1; then
   printf '%s\n' "$refusal" >&2
   if [[ "$refusal" == *--force* && " ${install_options[*]-} " != *" --force "* ]]; then
-    echo "npm run setup: nothing was changed; to replace it: npm run setup --$(printf ' %q' "$@") --force" >&2
+    # printf with no argument would still print one empty, quoted word.
+    given=""
+    [[ $# -eq 0 ]] || given=$(printf ' %q' "$@")
+    echo "npm run setup: nothing was changed; to replace it: npm run setup --$given --force" >&2
   else
     echo "npm run setup: nothing was changed" >&2
   fi

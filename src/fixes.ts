@@ -31,6 +31,14 @@ const GNOME_KEYRING_UNLOCK = {
 
 /** Every fix, by situation. */
 export const FIXES = {
+  "session-bus-missing": {
+    situation: "no D-Bus session bus: an SSH session, a container, a service",
+    // No double quotes inside: the helper prints the command within them.
+    command:
+      "dbus-run-session -- sh -c 'echo -n PASSWORD | gnome-keyring-daemon --replace --unlock --components=secrets >/dev/null && exec ${SHELL:-sh}'",
+    effect:
+      'starts your shell with a session bus of its own and gnome-keyring on it, the "login" keyring unlocked with PASSWORD, your login password, or created (an empty PASSWORD creates none); run terraform in that shell',
+  },
   "secret-service-missing": GNOME_KEYRING_UNLOCK,
   "no-default-collection": GNOME_KEYRING_UNLOCK,
   "keyring-locked": GNOME_KEYRING_UNLOCK,

@@ -228,7 +228,9 @@ async function storeChecks(
     );
     const fixes = [
       ...(chosen.fix ? [chosen.fix] : []),
-      ...(other === undefined ? [] : [`or use ${storeName(other)}: run "${switchTo(other)}"`]),
+      ...(other === undefined
+        ? []
+        : [`${chosen.fix ? "or use" : "use"} ${storeName(other)}: run "${switchTo(other)}"`]),
     ];
     return [
       storesHere,

@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { describe, test, type TestContext } from "node:test";
-import { runHelper, type HelperResult } from "../support/helper-process.ts";
+import { requireBuiltHelper, runHelper, type HelperResult } from "../support/helper-process.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
 import {
   dbusSend,
@@ -182,6 +182,35 @@ describe("the printed fixes for GNOME Keyring without a desktop", { skip: ONLY_O
     assert.equal((await get(session, "kept.example.com")).stdout, '{"token":"kept-token"}\n');
   });
 
+  test("no session bus at all: the printed command gives a shell where the helper stores and reads", async (t) => {
+    const session = await sessionFor({ secretService: false });
+    t.after(() => session.close());
+    const { DBUS_SESSION_BUS_ADDRESS: _bus, ...noBus } = session.env;
+    const failed = await runHelper(["store", "app.terraform.io"], {
+      env: noBus,
+      stdin: `{"token":"${TOKEN}"}`,
+    });
+    assertOneLineFailure(failed);
+    assert.match(failed.stderr, /no D-Bus session bus/);
+    const command = printedCommand(failed.stderr, "dbus-run-session");
+    // The shell the command ends in: the person's next commands, run there.
+    const shell = path.join(session.home, "next-commands.sh");
+    const helper = requireBuiltHelper();
+    writeFileSync(
+      shell,
+      `#!/bin/sh\nset -e\necho '{"token":"${TOKEN}"}' | '${helper}' store app.terraform.io\n'${helper}' get app.terraform.io\n`,
+      { mode: 0o755 },
+    );
+    const ran = await runInShell(command, { ...noBus, SHELL: shell }, KEYRING_PASSWORD);
+    assert.equal(ran.code, 0, `"${command}" failed: ${ran.output}`);
+    // stderr comes along: dbus-daemon's and gnome-keyring's own notes.
+    assert.match(
+      ran.output,
+      new RegExp(`^\\{"token":"${TOKEN}"\\}$`, "m"),
+      "the helper works there",
+    );
+  });
+
   test("no Secret Service on the bus: the printed command starts one with a login keyring", async (t) => {
     const session = await sessionFor({ secretService: false });
     t.after(() => session.close());
@@ -286,7 +315,10 @@ describe("the printed fixes for pass and gpg", { skip: ONLY_ON_LINUX }, () => {
     const before = await pass(env, ["store", "app.terraform.io"], `{"token":"${TOKEN}"}`);
     assertOneLineFailure(before);
     const doctor = await pass(env, ["doctor"]);
-    const [command] = runCommands(doctor.stdout);
+    // The fix of pass's own line: the keychain's line may carry a fix of its own.
+    const [command] = runCommands(
+      doctor.stdout.slice(doctor.stdout.indexOf("store --backend pass")),
+    );
     assert.ok(command !== undefined, doctor.stdout);
     const ran = await runInShell(command, env, "");
     assert.equal(ran.code, 0, `"${command}" failed: ${ran.output}`);
@@ -340,7 +372,9 @@ describe("the printed fixes for pass and gpg", { skip: ONLY_ON_LINUX }, () => {
       "0123456789ABCDEF0123456789ABCDEF01234567\n",
     );
     const doctor = await pass(session.env, ["doctor"]);
-    assert.match(doctor.stdout, /fix: bring the key to this machine/);
-    assert.deepEqual(runCommands(doctor.stdout), []);
+    const passCheck = doctor.stdout.slice(doctor.stdout.indexOf("store --backend pass"));
+    const fix = /^ +fix: .*$/m.exec(passCheck)?.[0] ?? "";
+    assert.match(fix, /fix: bring the key to this machine/);
+    assert.deepEqual(runCommands(fix), []);
   });
 });

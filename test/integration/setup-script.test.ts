@@ -9,27 +9,25 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import { requireBuiltHelper } from "../support/helper-process.ts";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
 
-test(
-  "setup -- --backend pass over a keychain block: the refusal names file and args, the hint keeps --backend pass and works",
-  { skip: process.platform !== "linux" && "Linux only", timeout: 60_000 },
-  (t) => {
-    requireBuiltHelper();
-    const root = mkdtempSync(path.join(os.tmpdir(), "tfck-setup-"));
-    t.after(() => rmSync(root, { recursive: true, force: true }));
-    const home = path.join(root, "home");
-    const bin = path.join(root, "bin");
-    mkdirSync(home);
-    mkdirSync(bin);
-    const npm = path.join(bin, "npm");
-    // npm ci and the build do nothing; "npm run setup -- ARGS" runs the script, as npm would.
-    writeFileSync(
-      npm,
-      `#!/bin/sh
+/** A HOME whose CLI config holds `block`, and a shell whose npm runs setup.sh in this repo. */
+function sandbox(t: TestContext, block: string) {
+  requireBuiltHelper();
+  const root = mkdtempSync(path.join(os.tmpdir(), "tfck-setup-"));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const home = path.join(root, "home");
+  const bin = path.join(root, "bin");
+  mkdirSync(home);
+  mkdirSync(bin);
+  const npm = path.join(bin, "npm");
+  // npm ci and the build do nothing; "npm run setup -- ARGS" runs the script, as npm would.
+  writeFileSync(
+    npm,
+    `#!/bin/sh
 case "$1" in
   ci) exit 0 ;;
   run) shift; [ "$1" = --silent ] && shift
@@ -40,20 +38,34 @@ case "$1" in
 esac
 exit 1
 `,
-    );
-    chmodSync(npm, 0o755);
-    const terraformrc = path.join(home, ".terraformrc");
-    writeFileSync(terraformrc, 'credentials_helper "keychain" {}\n');
-    const env = {
-      PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`,
-      HOME: home,
-      LANG: "C.UTF-8",
-      // No keychain, no pass: install only warns about them.
-      DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent/bus",
-    };
-    const sh = (line: string) =>
-      spawnSync("sh", ["-c", line], { env, cwd: REPO, encoding: "utf8", timeout: 60_000 });
+  );
+  chmodSync(npm, 0o755);
+  const terraformrc = path.join(home, ".terraformrc");
+  writeFileSync(terraformrc, block);
+  const env = {
+    PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+    HOME: home,
+    LANG: "C.UTF-8",
+    // No keychain, no pass: install only warns about them.
+    DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent/bus",
+  };
+  const sh = (line: string) =>
+    spawnSync("sh", ["-c", line], { env, cwd: REPO, encoding: "utf8", timeout: 60_000 });
+  return { terraformrc, sh };
+}
 
+/** The command setup's refusal offers. */
+function hintOf(stderr: string): string | undefined {
+  return /^npm run setup: nothing was changed; to replace it: (.*)$/m.exec(stderr)?.[1];
+}
+
+const LINUX_ONLY = { skip: process.platform !== "linux" && "Linux only", timeout: 60_000 };
+
+test(
+  "setup -- --backend pass over a keychain block: the refusal names file and args, the hint keeps --backend pass and works",
+  LINUX_ONLY,
+  (t) => {
+    const { terraformrc, sh } = sandbox(t, 'credentials_helper "keychain" {}\n');
     const refused = sh("npm run setup -- --backend pass");
     assert.equal(refused.status, 1, refused.stderr);
     assert.ok(
@@ -62,9 +74,7 @@ exit 1
       ),
       refused.stderr,
     );
-    const hint = /^npm run setup: nothing was changed; to replace it: (.*)$/m.exec(
-      refused.stderr,
-    )?.[1];
+    const hint = hintOf(refused.stderr);
     assert.equal(hint, "npm run setup -- --backend pass --force");
     assert.equal(readFileSync(terraformrc, "utf8"), 'credentials_helper "keychain" {}\n');
 
@@ -74,5 +84,23 @@ exit 1
       readFileSync(terraformrc, "utf8"),
       'credentials_helper "keychain" {\n  args = ["--backend", "pass"]\n}\n',
     );
+  },
+);
+
+test(
+  "setup with no options over a pass block: the hint is setup -- --force, and it works",
+  LINUX_ONLY,
+  (t) => {
+    const block = 'credentials_helper "keychain" {\n  args = ["--backend", "pass"]\n}\n';
+    const { terraformrc, sh } = sandbox(t, block);
+    const refused = sh("npm run setup");
+    assert.equal(refused.status, 1, refused.stderr);
+    const hint = hintOf(refused.stderr);
+    assert.equal(hint, "npm run setup -- --force");
+    assert.equal(readFileSync(terraformrc, "utf8"), block);
+
+    const replaced = sh(hint);
+    assert.equal(replaced.status, 0, replaced.stderr);
+    assert.equal(readFileSync(terraformrc, "utf8"), 'credentials_helper "keychain" {}\n');
   },
 );

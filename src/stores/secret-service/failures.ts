@@ -55,7 +55,7 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
   if (error instanceof BusUnavailable) {
     return result(
       "no-bus",
-      `no D-Bus session bus (${oneLine(error.message, 200)}): log in to a desktop session or run under "dbus-run-session"; ${HEADLESS}`,
+      `no D-Bus session bus (${oneLine(error.message, 200)}): log in to a desktop session, or ${renderFix(fixFor("session-bus-missing"))}; ${HEADLESS}`,
     );
   }
   if (error instanceof DeadlineExpired) {

@@ -49,7 +49,9 @@ export async function probeSecretService(
         ? {
             status: "warn",
             summary: "no Secret Service is running, but the bus will start one on first use",
-            fix: "nothing to do if that start needs no prompt; otherwise unlock your keyring first",
+            // Started by the bus without a desktop session, gnome-keyring has no login
+            // keyring to store in.
+            fix: `nothing to do in a desktop session; without one, before terraform login, ${renderFix(fixFor("secret-service-missing"))}`,
             safeToOpen: false,
           }
         : {

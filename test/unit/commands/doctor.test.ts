@@ -1,4 +1,4 @@
-import { fixFor } from "../../../src/fixes.ts";
+import { fixFor, renderFix } from "../../../src/fixes.ts";
 import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
@@ -682,7 +682,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       title: "no store works on this machine",
       details: [
         // The same words as a store call's error in the same state.
-        `--backend keychain: not usable: no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): log in to a desktop session or run under "dbus-run-session"; on a headless machine add --backend pass to the helper's args`,
+        `--backend keychain: not usable: no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): log in to a desktop session, or ${renderFix(fixFor("session-bus-missing"))}; on a headless machine add --backend pass to the helper's args`,
         "--backend pass: not usable: pass is not installed (not on PATH)",
       ],
       fix: 'install pass and gnupg (e.g. "apt-get install pass"), then "pass init <gpg-id>"',

@@ -160,7 +160,7 @@ const CLIENT_ERRORS: readonly Row[] = [
     ),
     cause: "no-bus",
     transient: false,
-    says: /^no D-Bus session bus \(could not connect to the D-Bus session bus: connect ENOENT \/x\/bus\): log in to a desktop session or run under "dbus-run-session"; .*--backend pass/,
+    says: /^no D-Bus session bus \(could not connect to the D-Bus session bus: connect ENOENT \/x\/bus\): log in to a desktop session, or run "dbus-run-session -- sh -c '[^"]+'" \(.*--backend pass/,
   },
   {
     name: "BusUnavailable with code EAGAIN (a busy bus)",
