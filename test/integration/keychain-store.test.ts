@@ -391,10 +391,16 @@ describe("when the keychain cannot be reached", { skip: ONLY_ON_LINUX }, () => {
           timeoutMs: 30_000,
         }),
       ]);
-      for (const result of results) {
+      // The store and the forget (results 4 and 5) take turns on the host: the one that waits
+      // may end waiting for the other, which waits on the service.
+      const TURN = /another helper has been storing or forgetting this host for 2 s/;
+      const [store, forget] = [results[4]?.stderr ?? "", results[5]?.stderr ?? ""];
+      assert.ok(!(TURN.test(store) && TURN.test(forget)), `${store}${forget}`);
+      for (const [index, result] of results.entries()) {
         assert.equal(result.code, 1, `ended by a signal or hung: ${result.stderr}`);
         assertOneLineFailure(result);
-        assert.match(result.stderr, /did not answer .* within 2 s/);
+        const tookTurns = (index === 4 || index === 5) && TURN.test(result.stderr);
+        if (!tookTurns) assert.match(result.stderr, /did not answer .* within 2 s/);
         assert.doesNotMatch(result.stderr, /SECRET/);
         // 2 s and the start of the process; a loaded 2-core machine adds to both.
         assert.ok(result.milliseconds < 6000, `took ${result.milliseconds} ms`);
