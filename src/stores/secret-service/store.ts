@@ -297,10 +297,16 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
       await attempt("delete from", async (client) => {
         const { api } = client;
         // Forgets of one host take turns with each other and with stores: KeePassXC 2.7.4
-        // crashes on about ten deletes at once.
-        await client.takeTurn(turnOf(host));
-        await searchAgainWhileGone(async () => {
-          const { items } = await searchUnlocked(api, ours(host), EVERYTHING);
+        // crashes on about ten deletes at once. The first search leaves with the request for
+        // the turn, and counts only when the turn was free at once (as in searchInTurn).
+        const turn = client.takeTurn(turnOf(host));
+        const early = searchUnlocked(api, ours(host), EVERYTHING);
+        early.catch(ignore);
+        const freeAtOnce = await turn;
+        await searchAgainWhileGone(async (round) => {
+          const { items } = await (round === 0 && freeAtOnce
+            ? early
+            : searchUnlocked(api, ours(host), EVERYTHING));
           await Promise.all(items.map((item) => deleteIfThere(api, item)));
         });
         client.endTurn();
