@@ -1,4 +1,5 @@
 import type { Hostname } from "../protocol/hostname.ts";
+import { entryName } from "./credential-manager/store.ts";
 import { serviceFolder } from "./pass/pass-store.ts";
 
 /**
@@ -18,7 +19,7 @@ export function storeForgetCommands(
   if (hosts === undefined) return undefined;
   return hosts.map((host) =>
     platform === "win32"
-      ? ["cmdkey", `/delete:${host}.${service}`]
+      ? ["cmdkey", `/delete:${entryName(service, host)}`]
       : platform === "darwin"
         ? ["security", "delete-generic-password", "-s", service, "-a", host]
         : ["secret-tool", "clear", "service", service, "username", host],
