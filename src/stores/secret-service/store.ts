@@ -222,7 +222,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
             // Stores (and forgets) of one host take turns: two that both find nothing would
             // otherwise both create an item (or, on KeePassXC 2.7.4, one would wait on a dialog
             // to replace the other's: keepassxreboot/keepassxc#9255).
-            const searched = client.searchInTurn(turnOf(host), ours(host));
+            const searched = client.searchInTurn(turnOf(host), () => api.searchItems(ours(host)));
             const defaultCollection = client.defaultCollection();
             const session = client.session();
             await searchAgainWhileGone(async (round) => {
@@ -297,16 +297,11 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
       await attempt("delete from", async (client) => {
         const { api } = client;
         // Forgets of one host take turns with each other and with stores: KeePassXC 2.7.4
-        // crashes on about ten deletes at once. The first search leaves with the request for
-        // the turn, and counts only when the turn was free at once (as in searchInTurn).
-        const turn = client.takeTurn(turnOf(host));
-        const early = searchUnlocked(api, ours(host), EVERYTHING);
-        early.catch(ignore);
-        const freeAtOnce = await turn;
+        // crashes on about ten deletes at once.
+        const search = () => searchUnlocked(api, ours(host), EVERYTHING);
+        const searched = client.searchInTurn(turnOf(host), search);
         await searchAgainWhileGone(async (round) => {
-          const { items } = await (round === 0 && freeAtOnce
-            ? early
-            : searchUnlocked(api, ours(host), EVERYTHING));
+          const { items } = await (round === 0 ? searched : search());
           await Promise.all(items.map((item) => deleteIfThere(api, item)));
         });
         client.endTurn();
@@ -370,18 +365,15 @@ class Client {
   }
 
   /**
-   * Takes the turn of `key` and searches for `attributes`; resolves with a search made while
-   * the turn is ours. The search leaves with the request for the turn, and is made again
-   * when we had to wait: the first may predate the last change.
+   * Takes the turn of `key` and runs `search`; resolves with a search made while the turn is
+   * ours. The search leaves with the request for the turn, and is made again when we had to
+   * wait: the first may predate the last change.
    */
-  async searchInTurn(
-    key: string,
-    attributes: Readonly<Record<string, string>>,
-  ): Promise<SearchResult> {
+  async searchInTurn<T>(key: string, search: () => Promise<T>): Promise<T> {
     const turn = this.takeTurn(key);
-    const search = this.api.searchItems(attributes);
-    search.catch(ignore);
-    return (await turn) ? await search : await this.api.searchItems(attributes);
+    const early = search();
+    early.catch(ignore);
+    return (await turn) ? await early : await search();
   }
 
   /** Gives the turn taken last to whoever waits for it. */
