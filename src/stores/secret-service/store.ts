@@ -228,7 +228,11 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
             await searchAgainWhileGone(async (round) => {
               const found = round === 0 ? await searched : await api.searchItems(ours(host));
               const collection = await defaultCollection;
-              let plan = await planWrite(api, found, service, host, collection.path);
+              const planFrom = (search: SearchResult) =>
+                planWrite(api, search, service, host, collection.path);
+              /** Searched again: an unlock may show an item of ours it hid. */
+              const planAgain = async () => planFrom(await api.searchItems(ours(host)));
+              let plan = await planFrom(found);
               // A locked item shows gnome-keyring's hashed attributes, and a locked collection
               // hides its items (KeePassXC): whether one of them is ours shows only once it is
               // unlocked. A decision made before would create a second item beside ours after
@@ -240,13 +244,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
               }
               if (toUnlock.length > 0) {
                 await api.unlock(toUnlock);
-                plan = await planWrite(
-                  api,
-                  await api.searchItems(ours(host)),
-                  service,
-                  host,
-                  collection.path,
-                );
+                plan = await planAgain();
               }
               const opened = await session;
               const encrypted = await (await opened.key()).encrypt(bytes);
@@ -268,15 +266,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
                 if (!isLockedError(error) || plan.target === undefined) throw error;
                 // Locked meanwhile: unlocked, it may show another item of ours.
                 await api.unlock([plan.target]);
-                await write(
-                  await planWrite(
-                    api,
-                    await api.searchItems(ours(host)),
-                    service,
-                    host,
-                    collection.path,
-                  ),
-                );
+                await write(await planAgain());
               }
             });
             // The next store of this host (in this process, or one queued behind us) goes now.
