@@ -3,6 +3,7 @@ import type { Hostname } from "../protocol/hostname.ts";
 import { oneLine, printable } from "../quote.ts";
 import { commandLine, profileVariable, storeName, withVariable } from "../commands/command-line.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
+import { PROBE_TIMEOUT_SECONDS } from "../stores/probe-result.ts";
 import type { Io } from "../system/io.ts";
 import { DEFAULT_SERVICE, timeoutSeconds, type GlobalOptions } from "../system/options.ts";
 import type { HumanHandlers } from "./program.ts";
@@ -104,7 +105,7 @@ export function humanHandlers(
       // works, and then every login would fail. Say so now, with the way out.
       if (options.backend === "keychain" && io.platform !== "darwin" && io.platform !== "win32") {
         const { probeSecretService } = await import("../stores/secret-service/probe.ts");
-        const probe = await probeSecretService(io.env, 5);
+        const probe = await probeSecretService(io.env, PROBE_TIMEOUT_SECONDS);
         if (probe.status === "fail") {
           const pass = inProfile([
             helper,
@@ -120,7 +121,12 @@ export function humanHandlers(
       // fail. doctor's probe, and its fix.
       if (options.backend === "pass") {
         const { probePass } = await import("../stores/pass/pass-probe.ts");
-        const probe = await probePass(io.env, io.homedir, io.platform, 5000);
+        const probe = await probePass(
+          io.env,
+          io.homedir,
+          io.platform,
+          PROBE_TIMEOUT_SECONDS * 1000,
+        );
         if (probe.status === "fail") {
           say(`warning: pass cannot store tokens here yet: ${probe.summary}`);
           if (probe.fix !== undefined) say(`      fix: ${probe.fix}`);

@@ -4,7 +4,7 @@ import type { GlobalOptions } from "../system/options.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import { probePass } from "../stores/pass/pass-probe.ts";
-import type { ProbeResult } from "../stores/probe-result.ts";
+import { PROBE_TIMEOUT_SECONDS, type ProbeResult } from "../stores/probe-result.ts";
 import { probeSecretService } from "../stores/secret-service/probe.ts";
 import { findCredentialsHelpers } from "../terraform/cli-config.ts";
 import { credentialsBlocksIn } from "../terraform/config-dir.ts";
@@ -178,9 +178,6 @@ export async function runDoctor(
   checks.push(...(await checkStoredTokens(opened, context, tokens)));
   return checks;
 }
-
-/** How long doctor's probes wait for a store when neither --timeout nor the variable says. */
-const PROBE_TIMEOUT_SECONDS = 5;
 
 /**
  * Which stores work on this machine (both are probed without touching a secret), then the
