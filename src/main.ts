@@ -10,10 +10,10 @@ import {
   streamKind,
   streamsWereUsed,
 } from "./system/standard-streams.ts";
-import { openStore } from "./stores/open-store.ts";
+import { openStore } from "./stores/registry.ts";
 import { endOnSignals } from "./system/signal-forwarding.ts";
 import { forbidCoreDumps } from "./system/core-dumps.ts";
-import { hasAbandonedCalls } from "./stores/macos-keychain/keychain-calls.ts";
+import { hasAbandonedCalls } from "./system/deadline.ts";
 
 endOnSignals();
 

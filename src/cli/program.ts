@@ -4,16 +4,10 @@ import { quote } from "../quote.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import type { Io } from "../system/io.ts";
-import {
-  BACKENDS,
-  DEFAULT_SERVICE,
-  parseBackend,
-  parseServiceName,
-  parseTimeout,
-  TIMEOUT_VARIABLE,
-} from "../system/options.ts";
-import type { GlobalOptions } from "../system/options.ts";
-import { DEFAULT_TIMEOUT_SECONDS } from "../system/options.ts";
+import { DEFAULT_SERVICE, parseServiceName } from "../commands/options.ts";
+import type { GlobalOptions } from "../commands/options.ts";
+import { BACKENDS, parseBackend } from "../stores/registry.ts";
+import { DEFAULT_TIMEOUT_SECONDS, parseTimeout, TIMEOUT_VARIABLE } from "../system/deadline.ts";
 
 /**
  * What each verb does once its arguments are known; `run` supplies them. They take the

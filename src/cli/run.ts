@@ -1,14 +1,10 @@
 import { CliError, DEBUG_VARIABLE, debugging, ExitCode, systemErrorMessage } from "../errors.ts";
 import { MAX_CREDENTIALS_BYTES } from "../protocol/credentials-object.ts";
 import * as verbs from "../protocol/verbs.ts";
-import type { CredentialStore } from "../stores/credential-store.ts";
+import type { CredentialStore } from "../protocol/credential-store.ts";
 import type { Io } from "../system/io.ts";
-import {
-  DEFAULT_TIMEOUT_SECONDS,
-  followBlock,
-  timeoutSeconds,
-  type GlobalOptions,
-} from "../system/options.ts";
+import { followBlock, type GlobalOptions } from "../commands/options.ts";
+import { DEFAULT_TIMEOUT_SECONDS, timeoutSeconds } from "../system/deadline.ts";
 import type { VerbHandlers } from "./program.ts";
 import {
   calledAsTerraformCalls,

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { CliError } from "../../errors.ts";
-import type { CallLimits } from "../call-limits.ts";
+import type { Deadline } from "../../system/deadline.ts";
 
 /** Runs synchronous native calls under a deadline that holds even if a call never returns. */
 export interface DeadlineWatchdog {
@@ -33,7 +33,7 @@ export interface WatchdogOrders {
  * `workerFile` is deadline-watchdog-worker.ts, as the runtime finds it.
  */
 export function startDeadlineWatchdog(
-  limits: CallLimits,
+  deadline: Deadline,
   message: string,
   workerFile: string | URL,
 ): DeadlineWatchdog {
@@ -45,14 +45,14 @@ export function startDeadlineWatchdog(
     worker.unref();
     worker.postMessage({
       state: shared,
-      delayMs: Math.max(0, limits.deadline - limits.now()),
+      delayMs: deadline.remainingMs(),
       message,
     } satisfies WatchdogOrders);
     return shared;
   };
   return {
     guard(call) {
-      if (limits.now() >= limits.deadline) throw expired();
+      if (deadline.remainingMs() <= 0) throw expired();
       state ??= start();
       const { idle, calling } = WATCHDOG_STATE;
       if (Atomics.compareExchange(state, 0, idle, calling) !== idle) throw expired();

@@ -1,6 +1,7 @@
-import { protectingGets, type CredentialStore, type StoreContext } from "../credential-store.ts";
-import { callLimits } from "../call-limits.ts";
-import type { ProbeResult } from "../probe-result.ts";
+import type { CredentialStore } from "../../protocol/credential-store.ts";
+import { protectingGets, type StoreContext } from "../store-description.ts";
+import { deadlineIn, type Deadline } from "../../system/deadline.ts";
+import type { ProbeResult } from "../store-description.ts";
 import { openAdvapi32 } from "./advapi32.ts";
 import { startDeadlineWatchdog } from "./deadline-watchdog.ts";
 import { probeCredentialManager } from "./probe.ts";
@@ -13,15 +14,15 @@ import { createCredentialManagerStore } from "./store.ts";
  */
 const WATCHDOG_WORKER = "./stores/credential-manager/deadline-watchdog-worker.ts";
 
-/** The Credential Manager store of the built Windows executable, under `limits`' deadline. */
+/** The Credential Manager store of the built Windows executable, under `deadline`. */
 export function openCredentialManagerStore({
   service,
-  limits,
+  deadline,
   beforeSecret,
 }: StoreContext): CredentialStore {
   const watchdog = startDeadlineWatchdog(
-    limits,
-    deadlineMessage(limits.timeoutSeconds),
+    deadline,
+    deadlineMessage(deadline.seconds),
     WATCHDOG_WORKER,
   );
   const store = createCredentialManagerStore(openAdvapi32(), service, (call) =>
@@ -30,10 +31,13 @@ export function openCredentialManagerStore({
   return protectingGets(store, beforeSecret);
 }
 
-/** doctor's probe of Credential Manager, given `timeoutSeconds` to answer. */
-export function probeCredentialManagerNow(service: string, timeoutSeconds: number): ProbeResult {
-  const limits = callLimits(timeoutSeconds);
-  const watchdog = startDeadlineWatchdog(limits, deadlineMessage(timeoutSeconds), WATCHDOG_WORKER);
+/** doctor's probe of Credential Manager, which must answer by `deadline`. */
+export function probeCredentialManagerNow(service: string, deadline: Deadline): ProbeResult {
+  const watchdog = startDeadlineWatchdog(
+    deadline,
+    deadlineMessage(deadline.seconds),
+    WATCHDOG_WORKER,
+  );
   const api = openAdvapi32();
   return probeCredentialManager(() => watchdog.guard(() => api.list()), service);
 }
@@ -44,7 +48,7 @@ export function probeCredentialManagerNow(service: string, timeoutSeconds: numbe
  * from now ends the process with `message` on stderr, and none starts after that.
  */
 export function guardStdinReads(timeoutSeconds: number, message: string): <T>(read: () => T) => T {
-  const watchdog = startDeadlineWatchdog(callLimits(timeoutSeconds), message, WATCHDOG_WORKER);
+  const watchdog = startDeadlineWatchdog(deadlineIn(timeoutSeconds), message, WATCHDOG_WORKER);
   return (read) => watchdog.guard(read);
 }
 
