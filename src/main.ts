@@ -1,6 +1,6 @@
 import os from "node:os";
 import process from "node:process";
-import { isSingleExecutable, TARGET, VERSION, versionLine } from "./build-info.ts";
+import { isSingleExecutable, TARGET, VERSION, versionLine } from "./system/build-info.ts";
 import { run } from "./cli/run.ts";
 import {
   guardWindowsReads,
@@ -39,7 +39,7 @@ async function main(): Promise<number> {
       ...(process.platform === "win32"
         ? {
             boundStdin: async (seconds: number, message: string) => {
-              const { guardStdinReads } = await import("./stores/credential-manager/open.ts");
+              const { guardStdinReads } = await import("./system/deadline-watchdog.ts");
               guardWindowsReads(guardStdinReads(seconds, message));
             },
           }

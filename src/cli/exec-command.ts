@@ -1,6 +1,6 @@
 import { CliError, ExitCode } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
-import { quote } from "../quote.ts";
+import { quote } from "../system/quote.ts";
 import type { CommandOutcome } from "../system/run-command.ts";
 import { signalExitCode } from "../system/signal-forwarding.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";

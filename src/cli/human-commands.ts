@@ -1,6 +1,6 @@
 import { CliError } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
-import { oneLine, printable } from "../quote.ts";
+import { oneLine, printable } from "../system/quote.ts";
 import { commandLine, profileVariable, withVariable } from "../commands/command-line.ts";
 import { storeFor, storesOn, storeTitle } from "../stores/registry.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";

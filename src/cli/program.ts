@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { CliError, ExitCode } from "../errors.ts";
-import { quote } from "../quote.ts";
+import { quote } from "../system/quote.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import type { Io } from "../system/io.ts";

@@ -14,7 +14,7 @@ import {
 } from "./protocol-call.ts";
 import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
 import { drainInput, readInput, timedOutMessage, type InputLimits } from "./read-input.ts";
-import { oneLine } from "../quote.ts";
+import { oneLine } from "../system/quote.ts";
 import type { CommandRunner } from "./exec-command.ts";
 import type { HttpsGet } from "../system/https-get.ts";
 

@@ -16,7 +16,7 @@ import type { Machine } from "../system/io.ts";
 import { exposuresOf } from "./writable-by-others.ts";
 import { installedBlock } from "./installed-block.ts";
 import { readTextIfExists } from "../system/files.ts";
-import { printable } from "../quote.ts";
+import { printable } from "../system/quote.ts";
 import { otherHelperFiles, readConfigDirFiles, type ConfigDirFile } from "./config-dir-files.ts";
 import { outputOf } from "../system/probe-output.ts";
 import { commandLine, profileVariable, withVariable } from "./command-line.ts";

@@ -1,5 +1,5 @@
 import { CliError, ExitCode } from "../errors.ts";
-import { quote } from "../quote.ts";
+import { quote } from "../system/quote.ts";
 import { DEFAULT_BACKEND, parseBackend } from "../stores/registry.ts";
 import { parseTimeout } from "../system/deadline.ts";
 

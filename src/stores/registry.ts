@@ -1,6 +1,6 @@
 import { CliError, ExitCode } from "../errors.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
-import { quote } from "../quote.ts";
+import { quote } from "../system/quote.ts";
 import { deadlineIn, timeoutSeconds } from "../system/deadline.ts";
 import type { Io } from "../system/io.ts";
 import { credentialManagerStore } from "./credential-manager/description.ts";

@@ -1,5 +1,5 @@
 import { CliError, ExitCode } from "../errors.ts";
-import { quote } from "../quote.ts";
+import { quote } from "./quote.ts";
 
 /**
  * The one deadline of a run: set once from `--timeout` (else the variable, else the default)

@@ -6,7 +6,7 @@
  */
 import { CliError } from "../../src/errors.ts";
 import { deadlineIn } from "../../src/system/deadline.ts";
-import { startDeadlineWatchdog } from "../../src/stores/credential-manager/deadline-watchdog.ts";
+import { startDeadlineWatchdog } from "../../src/system/deadline-watchdog.ts";
 
 const [mode, seconds] = process.argv.slice(2);
 const watchdog = startDeadlineWatchdog(

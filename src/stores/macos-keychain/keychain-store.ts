@@ -2,7 +2,7 @@ import type { KeyringBinding } from "./load-keyring.ts";
 import type { Hostname } from "../../protocol/hostname.ts";
 import { canonicalHostname } from "../../protocol/hostname.ts";
 import { CliError } from "../../errors.ts";
-import { errorText } from "../../quote.ts";
+import { errorText } from "../../system/quote.ts";
 import type { CredentialStore } from "../../protocol/credential-store.ts";
 import type { Deadline } from "../../system/deadline.ts";
 import { callKeychain } from "./keychain-calls.ts";

@@ -1,6 +1,6 @@
-import { KEYRING_SHA256 } from "../../build-info.ts";
+import { KEYRING_SHA256 } from "../../system/build-info.ts";
 import { CliError } from "../../errors.ts";
-import { errorText } from "../../quote.ts";
+import { errorText } from "../../system/quote.ts";
 import { addonCacheDir } from "./cache-dir.ts";
 import { loadKeyring } from "./load-keyring.ts";
 import type { CredentialStore } from "../../protocol/credential-store.ts";

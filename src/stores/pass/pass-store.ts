@@ -4,7 +4,7 @@ import { lstat, readdir, readlink, rmdir, symlink, unlink } from "node:fs/promis
 import os from "node:os";
 import path from "node:path";
 import { CliError } from "../../errors.ts";
-import { oneLine } from "../../quote.ts";
+import { oneLine } from "../../system/quote.ts";
 import type { Hostname } from "../../protocol/hostname.ts";
 import type { CredentialStore } from "../../protocol/credential-store.ts";
 import { registerCleanup } from "../../system/exit-cleanups.ts";
