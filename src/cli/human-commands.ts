@@ -232,16 +232,19 @@ export function humanHandlers(
 
     async import(given, flags) {
       const options = await follow(given);
-      const [{ importCredentials }, { locationsOf, refuseRootInOthersHome }] = await Promise.all([
-        import("../commands/import.ts"),
-        import("../commands/install.ts"),
-      ]);
+      const [{ importCredentials, leftBehind }, { refuseRootInOthersHome }, { viewsOf }] =
+        await Promise.all([
+          import("../commands/import.ts"),
+          import("../commands/install.ts"),
+          import("../commands/read-view.ts"),
+        ]);
       refuseRootInOthersHome(io);
-      const locations = locationsOf(io);
-      const report = await importCredentials(await openStore(options), locations, flags);
+      const views = viewsOf(io);
+      const report = await importCredentials(await openStore(options), views, flags);
       if (report.hosts.length === 0) {
+        const read = views.Terraform.files.map(({ file }) => file);
         say(
-          `nothing to import: no hosts in ${locations.credentialsFiles.join(" or ")}, no credentials blocks in the CLI config files`,
+          `nothing to import: no credentials for any host in ${read.length === 0 ? "the CLI config files" : read.join(", ")}`,
         );
         return;
       }
@@ -266,13 +269,13 @@ export function humanHandlers(
         );
       }
       const { stacksHostnameNote } = await import("../terraform/stacks-hostname.ts");
-      const stacks = report.lastCredentialsFileHosts
-        .map((host) => stacksHostnameNote(host, io.env))
-        .find((line) => line !== undefined);
+      const stacks = stacksHostnameNote(report.lastCredentialsFileHosts, io.env);
       if (stacks !== undefined) say(`note: ${stacks}`);
-      const failures = report.hosts.filter((host) => host.outcome === "failed").length;
-      if (failures > 0)
-        throw new CliError(`${failures} of ${report.hosts.length} hosts could not be imported`);
+      const left = leftBehind(report);
+      if (left > 0)
+        throw new CliError(
+          `${left} of ${report.hosts.length} hosts were left where they are: Terraform takes their credentials from there, not from the helper`,
+        );
     },
 
     async list(given, { json }) {

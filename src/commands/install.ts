@@ -16,8 +16,8 @@ import {
   renderCredentialsHelper,
 } from "../terraform/cli-config.ts";
 import { terraformLocations, type TerraformLocations } from "../terraform/locations.ts";
-import { readConfigFile } from "../terraform/config-dir.ts";
-import { otherHelperFiles, readConfigDirFiles } from "./config-dir-files.ts";
+import { readCliConfigFile } from "../terraform/view.ts";
+import { viewsOf } from "./read-view.ts";
 import type { Machine } from "../system/io.ts";
 import {
   modeIfExists,
@@ -106,7 +106,7 @@ export function planInstall(
   }
   refuseRootInOthersHome(machine);
   const locations = locationsOf(machine);
-  refuseSecondHelper(locations);
+  refuseSecondHelper(machine);
   const notes = openTofuTakeover(machine, locations)
     ? [
         `Terraform not set up: creating ${locations.terraformConfigFile} would make OpenTofu stop reading ${locations.tofuConfigFile}; for Terraform set TF_CLI_CONFIG_FILE=${locations.tofuConfigFile}`,
@@ -146,8 +146,11 @@ export function planInstall(
  * (~/.terraform.d/*.tfrc): with ours added, Terraform would refuse the whole CLI config and
  * run no helper. That file is the user's to change, with or without --force.
  */
-function refuseSecondHelper(locations: TerraformLocations): void {
-  const [other] = otherHelperFiles(readConfigDirFiles(locations), HELPER_BLOCK_NAME);
+function refuseSecondHelper(machine: Machine): void {
+  const view = viewsOf(machine).Terraform;
+  const other = view.helpers.find(
+    ({ name, file }) => name !== HELPER_BLOCK_NAME && file !== view.mainFile,
+  );
   if (other === undefined) return;
   throw new CliError(
     `${other.file} sets credentials_helper "${other.name}", and Terraform reads that file too: with a second helper it refuses its CLI config and runs none; remove that block from ${other.file} and install again`,
@@ -353,7 +356,9 @@ function otherConfigFiles(machine: Machine): string[] {
       defaults.tofuConfigFile,
       ...(xdg ? [path.join(xdg, "opentofu", "tofurc")] : []),
       ...profiles.sort(),
-      ...readConfigDirFiles(defaults).map(({ file }) => file),
+      ...viewsOf({ ...machine, env })
+        .Terraform.files.filter(({ role }) => role === "drop-in")
+        .map(({ file }) => file),
     ]),
   ];
 }
@@ -368,7 +373,9 @@ function namesOurHelper(file: string): boolean {
   }
   if (text === undefined) return false;
   try {
-    return readConfigFile(file, text).helpers.includes(HELPER_BLOCK_NAME);
+    const read = readCliConfigFile(file, text);
+    if (read.error !== undefined) return /credentials_helper\s+"?keychain"?/.test(text);
+    return read.helpers.some(({ name }) => name === HELPER_BLOCK_NAME);
   } catch {
     return /credentials_helper\s+"?keychain"?/.test(text);
   }

@@ -21,6 +21,16 @@ export interface TerraformLocations {
    * directories of `credentialsFiles`); none while TF_CLI_CONFIG_FILE is set.
    */
   readonly configDirs: readonly string[];
+  /**
+   * The one directory whose `*.tfrc` and `*.tfrc.json` files Terraform merges after its main
+   * file (`~/.terraform.d`, `%APPDATA%\terraform.d`); `undefined` while the main file comes
+   * from `configFileOverride` (Terraform's `LoadConfig` then reads no directory at all).
+   */
+  readonly terraformConfigDir: string | undefined;
+  /** OpenTofu's: `~/.terraform.d` while it exists, else `$XDG_CONFIG_HOME/opentofu` when set. */
+  readonly tofuConfigDir: string | undefined;
+  /** The variable that chose the main file for both tools, when one did. */
+  readonly configFileOverride: "TF_CLI_CONFIG_FILE" | "TERRAFORM_CONFIG" | undefined;
 }
 
 export interface LocationInputs {
@@ -92,6 +102,15 @@ function unixLocations(inputs: LocationInputs): TerraformLocations {
       fromEnv !== undefined
         ? []
         : unique([dotTerraform, ...(xdgConfig === undefined ? [] : [join(xdgConfig, "opentofu")])]),
+    terraformConfigDir: fromEnv === undefined ? dotTerraform : undefined,
+    // OpenTofu's config_unix.go configDir: the XDG directory only when ~/.terraform.d is absent.
+    tofuConfigDir:
+      fromEnv !== undefined
+        ? undefined
+        : xdgConfig !== undefined && !exists(dotTerraform)
+          ? join(xdgConfig, "opentofu")
+          : dotTerraform,
+    configFileOverride: overrideVariable(env),
   };
 }
 
@@ -115,12 +134,21 @@ function windowsLocations(inputs: LocationInputs): TerraformLocations {
     configFileFromEnv: fromEnv !== undefined,
     credentialsFiles: [join(dataDir, "credentials.tfrc.json")],
     configDirs: fromEnv !== undefined ? [] : [dataDir],
+    terraformConfigDir: fromEnv === undefined ? dataDir : undefined,
+    tofuConfigDir: fromEnv === undefined ? dataDir : undefined,
+    configFileOverride: overrideVariable(env),
   };
 }
 
 /** TF_CLI_CONFIG_FILE, or the legacy TERRAFORM_CONFIG that both tools still honour. */
 function configFileOverride(env: LocationInputs["env"]): string | undefined {
   return nonEmpty(env.TF_CLI_CONFIG_FILE) ?? nonEmpty(env.TERRAFORM_CONFIG);
+}
+
+/** Which variable `configFileOverride` took its value from. */
+function overrideVariable(env: LocationInputs["env"]): TerraformLocations["configFileOverride"] {
+  if (nonEmpty(env.TF_CLI_CONFIG_FILE) !== undefined) return "TF_CLI_CONFIG_FILE";
+  return nonEmpty(env.TERRAFORM_CONFIG) === undefined ? undefined : "TERRAFORM_CONFIG";
 }
 
 /** Go's GOOS_GOARCH spelling of a Node platform and architecture. */
