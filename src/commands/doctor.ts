@@ -120,7 +120,7 @@ export async function runDoctor(
   const dirCheck = configDirCheck(views.Terraform);
   if (dirCheck !== undefined) checks.push(dirCheck);
 
-  if (views.Terraform.override !== undefined) checks.push(configFromEnvCheck(views.Terraform));
+  if (views.Terraform.override !== undefined) checks.push(configFromEnvCheck(views));
   else {
     const hidden = hiddenTofurcCheck(io, locations.tofuConfigFile);
     if (hidden) checks.push(hidden);
@@ -377,13 +377,13 @@ function configCheck(
  * set-up that points TF_CLI_CONFIG_FILE at ~/.terraformrc itself is common and correct, so
  * only the default files other than the chosen one are named as unread.
  */
-function configFromEnvCheck(view: TerraformView): Check {
+function configFromEnvCheck(views: Readonly<Record<Tool, TerraformView>>): Check {
+  const view = views.Terraform;
+  const unread = [...new Set([...view.unread, ...views.OpenTofu.unread])];
   return {
     status: "ok",
-    title: `${view.override ?? "TF_CLI_CONFIG_FILE"} is set: ${view.mainFile} is the CLI config file Terraform and OpenTofu read, and no other`,
-    details: view.unread.map(
-      (file) => `${file} is not read while it is set, so no token in it shadows the helper`,
-    ),
+    title: `${view.override ?? "TF_CLI_CONFIG_FILE"} is set: ${view.mainFile} is the CLI config file Terraform and OpenTofu read`,
+    details: unread.map((file) => `${file} is not read while it is set`),
   };
 }
 
@@ -458,11 +458,8 @@ function shadowCheck(views: Readonly<Record<Tool, TerraformView>>, helper: strin
           : [];
     const others = entries.filter((entry) => !named.includes(entry));
     const also = others.length === 0 ? "" : `; also named in ${others.map(whereIs).join(", ")}`;
-    details.push(
-      printable(
-        `${host}: ${tools.join(" and ")} ${tools.length > 1 ? "use" : "uses"} ${describeSends(sends)}, not the helper${also}`,
-      ),
-    );
+    const only = tools.length === 1 ? ` (for ${tools.join("")} only)` : "";
+    details.push(printable(`${host}: ${describeSends(sends)} wins over the helper${only}${also}`));
   }
   const values = { HELPER: helper, VARIABLES: [...new Set(variables)].map(printable).join(" ") };
   const fixes = [

@@ -253,7 +253,8 @@ function tokenOf(entry: CredentialsEntry): string | undefined {
 function unique(entries: readonly CredentialsEntry[]): CredentialsEntry[] {
   const seen = new Set<string>();
   return entries.filter((entry) => {
-    const key = `${entry.file}\0${entry.line}`;
+    const at = entry.place.syntax === "json" ? entry.place.index : entry.place.start;
+    const key = `${entry.file}\0${at}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

@@ -127,7 +127,10 @@ export interface TerraformView {
   readonly configDir: string | undefined;
   /** The existing files read, in merge order. */
   readonly files: readonly ConfigFile[];
-  /** Existing files the tool would read by default but does not now (`override` is set). */
+  /**
+   * What the tool would read by default but does not now (`override` is set): its default
+   * main file, and the config directory's files that exist.
+   */
   readonly unread: readonly string[];
   /**
    * The credentials_helper in effect, per label (the last block of each); more than one
@@ -167,9 +170,10 @@ function viewOf(tool: Tool, inputs: ViewInputs, locations: TerraformLocations): 
     const defaultMain =
       tool === "Terraform" ? defaults.terraformConfigFile : defaults.tofuConfigFile;
     const defaultDir = tool === "Terraform" ? defaults.terraformConfigDir : defaults.tofuConfigDir;
+    // The default main file is named even when absent: creating it would change nothing.
     unread = filesOf(inputs, defaultMain, defaultDir)
       .map(({ file }) => file)
-      .filter((file) => file !== mainFile && inputs.files.exists(file));
+      .filter((file) => file !== mainFile && (file === defaultMain || inputs.files.exists(file)));
   }
   return {
     tool,
@@ -520,7 +524,7 @@ export function describeSends(sent: Sends): string {
     case "file":
       return `the token in ${whereIs(sent.entry)}`;
     case "nothing":
-      return `the credentials in ${whereIs(sent.entry)}, which hold no token${sent.entry.misspelled.length > 0 ? ` (it spells ${sent.entry.misspelled.map((name) => `"${name}"`).join(", ")}, not "token")` : ""}: nothing is sent`;
+      return `an entry with no token in ${whereIs(sent.entry)} (${sent.entry.misspelled.length > 0 ? `it spells ${sent.entry.misspelled.map((name) => `"${name}"`).join(", ")}, not "token"; ` : ""}nothing is sent)`;
     case "unknown":
       return `${sent.entries.map(whereIs).join(" or ")}${sent.entries.length > 1 ? ", spellings of the host with different credentials that it picks from at random" : ", which this tool cannot read as Terraform does"}`;
     case "helper":

@@ -419,6 +419,9 @@ describe("terraformLocations on Windows", () => {
       configFileFromEnv: false,
       credentialsFiles: ["D:\\Roaming\\terraform.d\\credentials.tfrc.json"],
       configDirs: ["D:\\Roaming\\terraform.d"],
+      terraformConfigDir: "D:\\Roaming\\terraform.d",
+      tofuConfigDir: "D:\\Roaming\\terraform.d",
+      configFileOverride: undefined,
     });
   });
 
