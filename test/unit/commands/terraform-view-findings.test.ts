@@ -129,6 +129,15 @@ describe("issue 35", { skip: process.platform === "win32" && "POSIX modes" }, ()
     );
   });
 
+  test("finding 4: doctor finds the block in a drop-in, and does not call the CLI config missing", async (t) => {
+    const { box, invoke } = setUp(t);
+    const dropIn = box.inHome(".terraform.d", "keychain.tfrc");
+    box.write(dropIn, BLOCK, 0o600);
+    const result = await invoke(["doctor"]);
+    assert.doesNotMatch(result.stdout, /does not exist|has no credentials_helper/);
+    assert.match(result.stdout, new RegExp(`has the credentials_helper block \\(from ${dropIn}`));
+  });
+
   for (const variable of ["TF_CLI_CONFIG_FILE", "TERRAFORM_CONFIG"]) {
     test(`finding 5: with ${variable} set, credentials.tfrc.json and drop-ins are not read, and import leaves them alone`, async (t) => {
       const { box, json, store, invoke, credentials } = setUp(t, (inHome) => ({
