@@ -106,7 +106,7 @@ export function planInstall(
   }
   refuseRootInOthersHome(machine);
   const locations = locationsOf(machine);
-  refuseSecondHelper(machine);
+  refuseSecondHelper(machine, helperArgs);
   const notes = openTofuTakeover(machine, locations)
     ? [
         `Terraform not set up: creating ${locations.terraformConfigFile} would make OpenTofu stop reading ${locations.tofuConfigFile}; for Terraform set TF_CLI_CONFIG_FILE=${locations.tofuConfigFile}`,
@@ -142,18 +142,26 @@ export function planInstall(
 }
 
 /**
- * A credentials_helper of another name in a file Terraform merges from its config directory
- * (~/.terraform.d/*.tfrc): with ours added, Terraform would refuse the whole CLI config and
- * run no helper. That file is the user's to change, with or without --force.
+ * A credentials_helper in a file Terraform merges after the one install edits (a drop-in,
+ * ~/.terraform.d/*.tfrc): of another name, Terraform's CLI config would be invalid with ours
+ * added; of ours with other args, its args would win over what install writes. That file is
+ * the user's to change, with or without --force.
  */
-function refuseSecondHelper(machine: Machine): void {
+function refuseSecondHelper(machine: Machine, helperArgs: readonly string[]): void {
   const view = viewsOf(machine).Terraform;
-  const other = view.helpers.find(
-    ({ name, file }) => name !== HELPER_BLOCK_NAME && file !== view.mainFile,
-  );
-  if (other === undefined) return;
+  const later = view.helpers.filter(({ file }) => file !== view.mainFile);
+  const other = later.find(({ name }) => name !== HELPER_BLOCK_NAME);
+  if (other !== undefined) {
+    throw new CliError(
+      `${other.file} sets credentials_helper "${other.name}", and Terraform reads that file too: with a second helper it refuses its CLI config and runs either; remove that block from ${other.file} and install again`,
+    );
+  }
+  const ours = later.find(({ name }) => name === HELPER_BLOCK_NAME);
+  const same =
+    ours?.args?.length === helperArgs.length && ours.args.every((arg, i) => arg === helperArgs[i]);
+  if (ours === undefined || same) return;
   throw new CliError(
-    `${other.file} sets credentials_helper "${other.name}", and Terraform reads that file too: with a second helper it refuses its CLI config and runs none; remove that block from ${other.file} and install again`,
+    `${ours.file} sets credentials_helper "${HELPER_BLOCK_NAME}" ${ours.args === undefined ? "with args this tool cannot read" : `with args ${JSON.stringify(ours.args)}`}, and Terraform reads it after ${view.mainFile}: its args win over the ones install would write; change or remove that block, then install again`,
   );
 }
 
@@ -286,16 +294,18 @@ export interface UninstallPlan {
 export function planUninstall(machine: Machine, force = false): UninstallPlan {
   refuseRootInOthersHome(machine);
   const locations = locationsOf(machine);
-  const configs = configFiles(locations).map(({ file, tools }): ConfigChange => {
-    const link = linkTargetOf(file);
-    const linked = link === undefined ? {} : { linkTarget: link };
-    const before = readTextIfExists(link ?? file);
-    if (before === undefined) return { file, tools, change: "absent", ...linked };
-    const result = removeCredentialsHelper(before, HELPER_BLOCK_NAME);
-    return result.removed
-      ? { file, tools, change: "removed", text: result.text, ...linked }
-      : { file, tools, change: "unchanged", ...linked };
-  });
+  const configs = [...configFiles(locations), ...dropInsWithOurs(machine)].map(
+    ({ file, tools }): ConfigChange => {
+      const link = linkTargetOf(file);
+      const linked = link === undefined ? {} : { linkTarget: link };
+      const before = readTextIfExists(link ?? file);
+      if (before === undefined) return { file, tools, change: "absent", ...linked };
+      const result = removeCredentialsHelper(before, HELPER_BLOCK_NAME);
+      return result.removed
+        ? { file, tools, change: "removed", text: result.text, ...linked }
+        : { file, tools, change: "unchanged", ...linked };
+    },
+  );
   const target = locations.helperInstallPath;
   const present = existsSync(target);
   const edited = new Set(configs.map((config) => config.file));
@@ -308,6 +318,22 @@ export function planUninstall(machine: Machine, force = false): UninstallPlan {
     configs,
     links: linksTo(machine, target),
   };
+}
+
+/**
+ * The drop-ins (~/.terraform.d/*.tfrc) that hold our block, with the tools that read them:
+ * Terraform runs the helper from there as from ~/.terraformrc. JSON syntax is not edited.
+ */
+function dropInsWithOurs(machine: Machine): Array<{ file: string; tools: ConfigChange["tools"] }> {
+  const found = new Map<string, ConfigChange["tools"]>();
+  for (const view of Object.values(viewsOf(machine))) {
+    for (const { file, role, syntax, helpers } of view.files) {
+      if (role !== "drop-in" || syntax !== "native") continue;
+      if (!helpers.some(({ name }) => name === HELPER_BLOCK_NAME)) continue;
+      found.set(file, [...(found.get(file) ?? []), view.tool]);
+    }
+  }
+  return [...found].map(([file, tools]) => ({ file, tools }));
 }
 
 /**

@@ -138,6 +138,23 @@ describe("issue 35", { skip: process.platform === "win32" && "POSIX modes" }, ()
     assert.match(result.stdout, new RegExp(`has the credentials_helper block \\(from ${dropIn}`));
   });
 
+  test("finding 4: install refuses to write a block a drop-in's block would override; uninstall removes ours from the drop-in", async (t) => {
+    const { box, rc, invoke } = setUp(t);
+    const dropIn = box.inHome(".terraform.d", "keychain.tfrc");
+    const text = 'credentials_helper "keychain" {\n  args = ["--service", "other"]\n}\n';
+    box.write(dropIn, text, 0o600);
+    const installed = await invoke(["install"]);
+    assert.notEqual(installed.code, 0);
+    assert.match(
+      installed.stderr,
+      new RegExp(`^${dropIn} sets credentials_helper "keychain" with args`),
+    );
+    assert.equal(box.text(rc), undefined);
+    const removed = await invoke(["uninstall"]);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.equal(box.text(dropIn), undefined);
+  });
+
   for (const variable of ["TF_CLI_CONFIG_FILE", "TERRAFORM_CONFIG"]) {
     test(`finding 5: with ${variable} set, credentials.tfrc.json and drop-ins are not read, and import leaves them alone`, async (t) => {
       const { box, json, store, invoke, credentials } = setUp(t, (inHome) => ({
