@@ -368,6 +368,23 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     assert.equal(store.entries.size, 2);
   });
 
+  test("uninstall --dry-run names the tokens that will stay, as the real run does", async (t) => {
+    const { ioOptions } = temp(t);
+    const store = createMemoryStore({ "a.example.com": `{"token":"${SECRET}"}` });
+    await invoke(["--service", "work", "install"], store, ioOptions);
+    const dry = await invoke(["uninstall", "--dry-run"], store, ioOptions);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(
+      dry.stdout,
+      /\nthe tokens for a\.example\.com would stay in the keychain \(service "work"\); to delete them, run: security delete-generic-password -s work -a a\.example\.com\ndry run: nothing was changed\n$/,
+    );
+    const outcome = await invoke(["uninstall"], store, ioOptions);
+    assert.match(
+      outcome.stdout,
+      /\nthe tokens for a\.example\.com stay in the keychain \(service "work"\); to delete them, run: security delete-generic-password -s work -a a\.example\.com\n$/,
+    );
+  });
+
   test("a store that cannot be reached: uninstall says it could not check, and why", async (t) => {
     const { ioOptions } = temp(t);
     const store = createMemoryStore({ "a.example.com": "{}" });

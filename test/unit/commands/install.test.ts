@@ -15,14 +15,9 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
-import {
-  applyInstall,
-  applyUninstall,
-  HELPER_BLOCK_NAME,
-  locationsOf,
-  planInstall,
-  planUninstall,
-} from "../../../src/commands/install.ts";
+import { applyInstall, planInstall } from "../../../src/commands/install.ts";
+import { applyUninstall, planUninstall } from "../../../src/commands/uninstall.ts";
+import { HELPER_BLOCK_NAME, locationsOf } from "../../../src/commands/cli-config-edits.ts";
 import type { Machine } from "../../../src/system/io.ts";
 import { CliError, ExitCode } from "../../../src/errors.ts";
 import { smallDisk } from "../../support/small-disk.ts";
