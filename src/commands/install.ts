@@ -61,6 +61,13 @@ export async function install(
   options: GlobalOptions,
   flags: { readonly force: boolean; readonly dryRun: boolean },
 ): Promise<InstallResult> {
+  // A dry run copies nothing, so it runs from the sources too: `npm run setup` asks it
+  // whether install would refuse before it spends half a minute building.
+  if (!flags.dryRun && !machine.isSea) {
+    throw new CliError(
+      'install copies the built executable: run "npm run build", then "dist/terraform-credentials-keychain install"',
+    );
+  }
   const plan = planInstall(machine, helperArgs(options), flags.force);
   if (flags.dryRun) return { plan, dryRun: true, applied: [] };
   const applied: AppliedStep[] = [];
@@ -137,7 +144,8 @@ export interface InstallPlan {
 }
 
 /**
- * What `install` would do: copy this executable into Terraform's plugin directory and add
+ * What `install` would do: copy this executable (`install` refuses unless it is the built
+ * single executable) into Terraform's plugin directory and add
  * `credentials_helper "keychain" { args = helperArgs }` to every CLI config file Terraform and
  * OpenTofu read. A different credentials_helper already there is refused unless `force`.
  */
@@ -146,11 +154,6 @@ export function planInstall(
   helperArgs: readonly string[],
   force: boolean,
 ): InstallPlan {
-  if (!machine.isSea) {
-    throw new CliError(
-      'install copies the built executable: run "npm run build", then "dist/terraform-credentials-keychain install"',
-    );
-  }
   refuseRootInOthersHome(machine);
   const locations = locationsOf(machine);
   refuseSecondHelper(locations);

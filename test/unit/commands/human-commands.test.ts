@@ -180,6 +180,24 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     );
   });
 
+  test("not a single executable, --dry-run: the refusals a real run would meet, before any build", async (t) => {
+    const { box, ioOptions, terraformrc } = temp(t);
+    box.write(terraformrc, BLOCK);
+    const outcome = await invoke(
+      ["--backend", "pass", "install", "--dry-run"],
+      createMemoryStore(),
+      {
+        ...ioOptions,
+        isSea: false,
+      },
+    );
+    assert.deepEqual(outcome, {
+      code: 1,
+      stdout: "",
+      stderr: `the CLI config ${terraformrc} already sets credentials_helper "keychain"; rerun with --force to replace it\n`,
+    });
+  });
+
   test("--dry-run says what would be done and changes nothing", async (t) => {
     const { box, ioOptions, target, terraformrc } = temp(t);
     const outcome = await invoke(
