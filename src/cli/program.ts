@@ -18,7 +18,7 @@ import {
 import type { GlobalOptions } from "../system/options.ts";
 import { DEFAULT_TIMEOUT_SECONDS } from "../system/options.ts";
 import { PROTOCOL_VERB_NAMES, type ProtocolVerb } from "./protocol-call.ts";
-import { missingCommand, unknownCommand, usageError } from "./usage-errors.ts";
+import { isForPeople, missingCommand, unknownCommand, usageError } from "./usage-errors.ts";
 
 /**
  * What each verb does once its arguments are known; `run` supplies them. They take the
@@ -352,7 +352,6 @@ function rootOptionsUsage(program: Command): string {
  * line whose first word is no command for people (a protocol verb, a typo) is left alone.
  */
 function commandOptionsAfterCommand(program: Command, argv: readonly string[]): string[] {
-  const verbs: readonly string[] = PROTOCOL_VERB_NAMES;
   const before: string[] = [];
   const moved: string[] = [];
   const takesValue = (command: Command, word: string) =>
@@ -367,8 +366,8 @@ function commandOptionsAfterCommand(program: Command, argv: readonly string[]): 
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i] ?? "";
     if (word === "--" || !word.startsWith("-")) {
-      const command = program.commands.find((each) => each.name() === word);
-      return moved.length > 0 && command !== undefined && !verbs.includes(word) && word !== "help"
+      const isCommand = program.commands.some((each) => each.name() === word);
+      return moved.length > 0 && isCommand && isForPeople(word)
         ? [...before, word, ...moved, ...argv.slice(i + 1)]
         : [...argv];
     }

@@ -126,11 +126,13 @@ export function missingCommand(program: Command, given: Partial<GlobalOptions>):
 
 /** What Terraform and people run, from the commands themselves. */
 function whatRuns(program: Command): string {
-  const verbs: readonly string[] = PROTOCOL_VERB_NAMES;
-  const forPeople = program.commands
-    .map((command) => command.name())
-    .filter((name) => !verbs.includes(name) && name !== "help");
-  return `Terraform runs ${either(verbs)} HOSTNAME; people run ${either(forPeople)}`;
+  const forPeople = program.commands.map((command) => command.name()).filter(isForPeople);
+  return `Terraform runs ${either(PROTOCOL_VERB_NAMES)} HOSTNAME; people run ${either(forPeople)}`;
+}
+
+/** Whether a command's name is one of the commands for people (not a verb, not help). */
+export function isForPeople(name: string): boolean {
+  return !(PROTOCOL_VERB_NAMES as readonly string[]).includes(name) && name !== "help";
 }
 
 /** "a, b or c". */
