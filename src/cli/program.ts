@@ -192,7 +192,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
         force: flags.force === true,
         dryRun: flags.dryRun === true,
       });
-      renderInstall(io, options, result);
+      renderInstall(io, result);
     });
   program
     .command("uninstall")

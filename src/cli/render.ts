@@ -10,13 +10,13 @@ import type { UninstallResult } from "../commands/uninstall.ts";
 import type { Io } from "../system/io.ts";
 import type { GlobalOptions } from "../system/options.ts";
 
-// What the commands for people return, in lines for people: commands return data, and
-// this file is the only one that words it.
+// What the commands for people return, as lines for people: the commands return data
+// (plans, steps taken, hosts, checks), and this file turns it into the report they print.
 
 /** `install`'s report on stdout; a failure part way is thrown after the steps that were taken. */
-export function renderInstall(io: Io, options: GlobalOptions, result: InstallResult): void {
+export function renderInstall(io: Io, result: InstallResult): void {
   const say = sayer(io);
-  const { plan, dryRun } = result;
+  const { plan, dryRun, options } = result;
   const would = dryRun ? "would be " : "";
   const report = stepReport(result);
   const helperVerb = {

@@ -29,6 +29,8 @@ import {
 /** What `install` did, for cli/ to report. */
 export interface InstallResult {
   readonly plan: InstallPlan;
+  /** The store the block selects. */
+  readonly options: GlobalOptions;
   readonly dryRun: boolean;
   /** The steps carried out, in the plan's order: none on a dry run. */
   readonly applied: readonly AppliedStep[];
@@ -69,18 +71,19 @@ export async function install(
     );
   }
   const plan = planInstall(machine, helperArgs(options), flags.force);
-  if (flags.dryRun) return { plan, dryRun: true, applied: [] };
+  if (flags.dryRun) return { plan, options, dryRun: true, applied: [] };
   const applied: AppliedStep[] = [];
   try {
     applyInstall(plan, (step) => applied.push(step));
   } catch (failure) {
     if (!(failure instanceof Error)) throw failure;
-    return { plan, dryRun: false, applied, failure };
+    return { plan, options, dryRun: false, applied, failure };
   }
   const profile = profileVariable(machine.env);
   const storeProblem = await probeChosenStore(machine, options.backend);
   return {
     plan,
+    options,
     dryRun: false,
     applied,
     next: { helper: helperCommand(machine, plan.helper.target), ...(profile && { profile }) },
