@@ -232,12 +232,12 @@ Terraform or OpenTofu runs this program as a credentials helper:
           import("../commands/import.ts"),
           import("./render.ts"),
         ]);
-        const given = {
+        const asked = {
           keep: flags.keep === true,
           force: flags.force === true,
           dryRun: flags.dryRun === true,
         };
-        renderImport(io, options, given, await importTokens(io, () => openStore(options), given));
+        renderImport(io, options, asked, await importTokens(io, () => openStore(options), asked));
       },
     );
   program
