@@ -14,7 +14,8 @@ import {
   type TerraformView,
   type Tool,
 } from "../terraform/view.ts";
-import { HELPER_BLOCK_NAME, locationsOf, openTofuTakeover } from "./install.ts";
+import { openTofuTakeover } from "./install.ts";
+import { HELPER_BLOCK_NAME, locationsOf } from "./cli-config-edits.ts";
 import type { Machine } from "../system/io.ts";
 import { exposuresOf } from "./writable-by-others.ts";
 import { installedBlock } from "./installed-block.ts";

@@ -14,6 +14,10 @@ import {
   type Tool,
 } from "../terraform/view.ts";
 import { fixFor } from "../fixes.ts";
+import type { Machine } from "../system/io.ts";
+import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
+import { refuseRootInOthersHome } from "./cli-config-edits.ts";
+import { viewsOf } from "./read-view.ts";
 import {
   modeIfExists,
   readTextIfExists,
@@ -64,6 +68,33 @@ export interface ImportReport {
    * would, with dryRun): `terraform stacks` found its host there.
    */
   readonly lastCredentialsFileHosts: readonly string[];
+}
+
+/** What `import` did, for cli/ to report. */
+export interface ImportResult {
+  readonly report: ImportReport;
+  /** The CLI config files Terraform and OpenTofu read, that it looked into. */
+  readonly filesRead: readonly string[];
+  /** What `terraform stacks` now misses, when import moved its host (see stacksHostnameNote). */
+  readonly stacksNote?: string;
+}
+
+/** `import` on this machine: the files its Terraform and OpenTofu read, into the store `openStore` gives. */
+export async function importTokens(
+  machine: Machine,
+  openStore: () => CredentialStore | Promise<CredentialStore>,
+  options: ImportOptions,
+): Promise<ImportResult> {
+  refuseRootInOthersHome(machine);
+  const views = viewsOf(machine);
+  const report = await importCredentials(await openStore(), views, options);
+  const stacksNote = stacksHostnameNote(report.lastCredentialsFileHosts, machine.env);
+  const filesRead = [...views.Terraform.files, ...views.OpenTofu.files].map(({ file }) => file);
+  return {
+    report,
+    filesRead: [...new Set(filesRead)],
+    ...(stacksNote !== undefined && { stacksNote }),
+  };
 }
 
 /** Whether an import left a host behind: then it exits non-zero, after its summary. */

@@ -1,6 +1,6 @@
 import type { Machine } from "../system/io.ts";
 import { helperInEffect } from "../terraform/view.ts";
-import { HELPER_BLOCK_NAME } from "./install.ts";
+import { HELPER_BLOCK_NAME } from "./cli-config-edits.ts";
 import { viewsOf } from "./read-view.ts";
 
 /** Our credentials_helper block as the CLI config in effect has it. */

@@ -44,15 +44,22 @@ export function linuxOnly(what: string): string | false {
     : `SKIP: ${what} runs on Linux only; here the suites run against ${KEYCHAIN_BACKENDS[0]!.name}`;
 }
 
+/** A temporary HOME for the native stores, and the environment that points there. */
+export interface NativeSandbox {
+  readonly env: Record<string, string>;
+  readonly home: string;
+  /** Deletes the temporary directory. */
+  readonly remove: () => void;
+}
+
 /**
- * The OS's own store, which a test cannot start privately: entries go under a service name
- * of their own (`--service`, before the verb as Terraform puts args), which close() empties.
- * HOME (USERPROFILE, APPDATA, LOCALAPPDATA on Windows) is a temporary directory, so install
- * and the addon cache touch nothing of the user's; on macOS it links the real
+ * This process's environment without the caller's Terraform or helper settings, with HOME
+ * (USERPROFILE, APPDATA, LOCALAPPDATA on Windows) a temporary directory, so that install and
+ * the addon cache touch nothing of the user's. On macOS that HOME links the real
  * ~/Library/Keychains and the keychain preferences, because the Security framework finds
- * the login keychain through HOME.
+ * the keychains through HOME.
  */
-async function startNativeStore(): Promise<ProtocolBackend> {
+export function nativeSandbox(): NativeSandbox {
   const sandbox = mkdtempSync(path.join(os.tmpdir(), "tfck-native-"));
   const home = path.join(sandbox, "home");
   mkdirSync(home);
@@ -81,6 +88,16 @@ async function startNativeStore(): Promise<ProtocolBackend> {
       LOCALAPPDATA: path.join(home, "AppData", "Local"),
     });
   }
+  return { env, home, remove: () => rmSync(sandbox, { recursive: true, force: true }) };
+}
+
+/**
+ * The OS's own store, which a test cannot start privately: entries go under a service name
+ * of their own (`--service`, before the verb as Terraform puts args), which close() empties,
+ * in a `nativeSandbox()`.
+ */
+async function startNativeStore(): Promise<ProtocolBackend> {
+  const { env, remove } = nativeSandbox();
   const args = ["--service", `tfck-test-${process.pid}-${Date.now()}`];
   return {
     env,
@@ -93,7 +110,7 @@ async function startNativeStore(): Promise<ProtocolBackend> {
           await runHelper([...args, "forget", host], { env });
         }
       }
-      rmSync(sandbox, { recursive: true, force: true });
+      remove();
     },
   };
 }

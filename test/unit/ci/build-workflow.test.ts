@@ -97,7 +97,7 @@ describe("the build workflow", () => {
     assert.match(sign, /codesign --verify --strict --verbose=2 "\$SIGNED"/);
     const tests = macos.steps.find((step) => step.run?.includes("scripts/test.sh"))!;
     assert.equal(tests.env?.["TFCK_TEST_HELPER"], "${{ env.SIGNED }}");
-    assert.match(tests.run!, /scripts\/test\.sh unit integration/);
+    assert.match(tests.run!, /scripts\/test\.sh unit integration conformance$/);
     assert.ok(
       macos.steps.indexOf(tests) > macos.steps.findIndex((step) => step.name?.startsWith("Sign")),
     );
@@ -109,10 +109,10 @@ describe("the build workflow", () => {
     );
   });
 
-  test("Windows tests the binary of the released archive with the unit and integration suites", () => {
+  test("Windows tests the binary of the released archive with the unit, integration and conformance suites", () => {
     const windows = jobs["windows"]!;
     const tests = windows.steps.find((step) => step.run?.includes("scripts/test.sh"))!;
-    assert.match(tests.run!, /scripts\/test\.sh unit integration/);
+    assert.match(tests.run!, /scripts\/test\.sh unit integration conformance$/);
     assert.match(
       tests.env?.["TFCK_TEST_HELPER"] ?? "",
       /tested\/terraform-credentials-keychain\.exe$/,
