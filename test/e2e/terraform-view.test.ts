@@ -119,15 +119,19 @@ describe(
           return sentPerHost(layout, server.requests.slice(from), result);
         };
 
+        // What the view reads in this HOME now.
+        const viewNow = () =>
+          viewsOf({
+            env,
+            platform: process.platform,
+            arch: process.arch,
+            homedir: home,
+            execPath: "",
+            isSea: false,
+          });
+
         // 1. The view names the token terraform init sends.
-        const views = viewsOf({
-          env,
-          platform: process.platform,
-          arch: process.arch,
-          homedir: home,
-          execPath: "",
-          isSea: false,
-        });
+        const views = viewNow();
         const service = serviceOf(helperInEffect(views, "keychain")?.args);
         const before = await init();
         for (const host of layout.hosts) {
@@ -175,14 +179,7 @@ describe(
         }
 
         // 4. A typed get with no options returns what Terraform gets through the helper.
-        const viewsAfter = viewsOf({
-          env,
-          platform: process.platform,
-          arch: process.arch,
-          homedir: home,
-          execPath: "",
-          isSea: false,
-        });
+        const viewsAfter = viewNow();
         for (const host of layout.hosts) {
           if (sends(hostIn(viewsAfter.Terraform, normalizeHostname(host))).from !== "helper")
             continue;
