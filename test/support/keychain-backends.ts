@@ -104,13 +104,20 @@ async function startNativeStore(): Promise<ProtocolBackend> {
     args,
     close: async () => {
       // Best effort: what a failed list leaves is under a service name no one else uses.
-      const listed = await runHelper([...args, "list", "--json"], { env });
-      if (listed.code === 0) {
-        for (const host of JSON.parse(listed.stdout) as string[]) {
-          await runHelper([...args, "forget", host], { env });
-        }
-      }
+      await forgetEveryHost(args, env);
       remove();
     },
   };
+}
+
+/** Forgets every host the built helper lists with `args` (e.g. `--service NAME`); best effort. */
+export async function forgetEveryHost(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+): Promise<void> {
+  const listed = await runHelper([...args, "list", "--json"], { env });
+  if (listed.code !== 0) return;
+  for (const host of JSON.parse(listed.stdout) as string[]) {
+    await runHelper([...args, "forget", host], { env });
+  }
 }
