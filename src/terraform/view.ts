@@ -141,9 +141,9 @@ export interface TerraformView {
   readonly hosts: readonly HostView[];
 }
 
-/** The file's role in the merge, its syntax by content as HCL 1 decides (`{` first: JSON). */
-function syntaxOf(file: string, text: string): ConfigFile["syntax"] {
-  return file.endsWith(".json") || /^\p{White_Space}*\{/u.test(text) ? "json" : "native";
+/** A file's syntax as HCL 1's lexMode decides it: by content (`{` first: JSON), not by name. */
+function syntaxOf(text: string): ConfigFile["syntax"] {
+  return /^\p{White_Space}*\{/u.test(text) ? "json" : "native";
 }
 
 /** Each tool's view. */
@@ -243,7 +243,7 @@ function readConfigFile(
     };
   }
   if (text === undefined) return undefined;
-  const syntax = syntaxOf(file, text);
+  const syntax = syntaxOf(text);
   try {
     const { helpers, entries } =
       syntax === "json" ? readJsonConfig(file, text) : readNativeConfig(file, text);
