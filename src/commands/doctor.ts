@@ -384,7 +384,7 @@ function configFromEnvCheck(views: Readonly<Record<Tool, TerraformView>>): Check
   return {
     status: "ok",
     title: `${view.override ?? "TF_CLI_CONFIG_FILE"} is set: ${view.mainFile} is the CLI config file Terraform and OpenTofu read`,
-    details: unread.map((file) => `${file} is not read while it is set`),
+    details: unread.map((file) => printable(`${file} is not read while it is set`)),
   };
 }
 
