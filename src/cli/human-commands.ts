@@ -1,11 +1,18 @@
 import { CliError } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import { oneLine, printable } from "../quote.ts";
-import { commandLine, profileVariable, storeName, withVariable } from "../commands/command-line.ts";
+import {
+  argsWithout,
+  commandLine,
+  helperArgs,
+  profileVariable,
+  storeName,
+  withVariable,
+} from "../commands/command-line.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import { PROBE_TIMEOUT_SECONDS } from "../stores/probe-result.ts";
 import type { Io } from "../system/io.ts";
-import { DEFAULT_SERVICE, timeoutSeconds, type GlobalOptions } from "../system/options.ts";
+import { timeoutSeconds, type GlobalOptions } from "../system/options.ts";
 import type { HumanHandlers } from "./program.ts";
 import type { HttpsGet } from "../system/https-get.ts";
 import type { AppliedStep } from "../commands/install.ts";
@@ -31,7 +38,7 @@ export function humanHandlers(
   return {
     async install(options, { force, dryRun }) {
       const { planInstall, applyInstall } = await import("../commands/install.ts");
-      const plan = planInstall(io, helperArgs(options), force);
+      const plan = planInstall(io, blockArgs(options), force);
       const would = dryRun ? "would be " : "";
       const report = stepReport();
       const helperVerb = {
@@ -129,7 +136,13 @@ export function humanHandlers(
         );
         if (probe.status === "fail") {
           say(`warning: pass cannot store tokens here yet: ${probe.summary}`);
-          if (probe.fix !== undefined) say(`      fix: ${probe.fix}`);
+          if (probe.fix !== undefined) {
+            const { fixWith, renderFix } = await import("../fixes.ts");
+            const fix = fixWith(probe.fix, inProfile([helper]), (named) =>
+              commandLine(argsWithout(helperArgs(options), named), io.platform),
+            );
+            say(`      fix: ${renderFix(fix)}`);
+          }
         }
       }
     },
@@ -321,13 +334,15 @@ export function humanHandlers(
   };
 }
 
-/** The `args` of the credentials_helper block that selects the same store as these options. */
-export function helperArgs(options: GlobalOptions): string[] {
-  return [
-    ...(options.backend === "keychain" ? [] : ["--backend", options.backend]),
-    ...(options.service === DEFAULT_SERVICE ? [] : ["--service", options.service]),
-  ];
+/**
+ * The `args` of the block `install` writes: both options that name the store, always, so
+ * that each of Terraform's calls carries its store on its line and reads no file (a call
+ * whose line names no store reads the block in effect: system/options.ts `followBlock`).
+ */
+function blockArgs(options: GlobalOptions): string[] {
+  return ["--backend", options.backend, "--service", options.service];
 }
+
 
 /**
  * The lines of an install or uninstall plan, each tied to the step it reports (or to none:

@@ -103,10 +103,9 @@ Terraform or OpenTofu runs this program as a credentials helper:
   store: read a JSON object from stdin and keep it whole, replacing what was there
   forget: delete the stored object (succeeds when there is none)
 
-Without --backend or --service, every command but install takes them from the installed
-credentials_helper block, except get, store and forget run with the streams Terraform gives a
-helper (no terminal: stdin /dev/null or a pipe, stdout a pipe or /dev/null, stderr a pipe),
-which use only their own command line.`,
+One rule for every call, Terraform's, a script's or yours: the store is the one its command
+line names with --backend or --service, else the one the args of the credentials_helper block
+in effect name, else the default (--backend keychain --service terraform-credentials).`,
     );
 
   // Anything that is not a known verb lands here, so that it gets a one-line error

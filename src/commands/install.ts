@@ -10,8 +10,10 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { CliError } from "../errors.ts";
+import { optionsOfArgs, storeOfArgs } from "../system/options.ts";
 import {
   addCredentialsHelper,
+  findCredentialsHelpers,
   removeCredentialsHelper,
   renderCredentialsHelper,
 } from "../terraform/cli-config.ts";
@@ -85,6 +87,29 @@ export interface InstallPlan {
   readonly exposures?: readonly Exposure[];
 }
 
+/**
+ * Whether `text` has one credentials_helper block, ours, whose args select the same store as
+ * `args` (the same backend and service, the defaults filling in what either leaves out).
+ */
+function selectsSameStore(text: string, args: readonly string[]): boolean {
+  let helpers;
+  try {
+    helpers = findCredentialsHelpers(text);
+  } catch {
+    return false;
+  }
+  const [ours, ...others] = helpers;
+  if (ours?.name !== HELPER_BLOCK_NAME || others.length > 0 || ours.argsUnparsed) return false;
+  const existing = ours.args ?? [];
+  // A --timeout of the block's is kept only by --force.
+  const timeout = (words: readonly string[]) => optionsOfArgs(words)?.timeout;
+  return (
+    storeOfArgs(existing) !== undefined &&
+    storeOfArgs(existing) === storeOfArgs(args) &&
+    timeout(existing) === timeout(args)
+  );
+}
+
 export function locationsOf(machine: Machine): TerraformLocations {
   return terraformLocations({ ...machine, exists: existsSync });
 }
@@ -100,9 +125,9 @@ export function planInstall(
   force: boolean,
 ): InstallPlan {
   if (!machine.isSea) {
-    throw new CliError(
-      'install copies the built executable: run "npm run build", then "dist/terraform-credentials-keychain install"',
-    );
+    throw new CliError("install copies the built executable, and this is the sources", undefined, {
+      fix: { situation: "install-from-source" },
+    });
   }
   refuseRootInOthersHome(machine);
   const locations = locationsOf(machine);
@@ -120,7 +145,13 @@ export function planInstall(
   const configs = configFiles(locations, notes.length > 0).map(({ file, tools }): ConfigChange => {
     const link = linkTargetOf(file);
     const before = readTextIfExists(link ?? file) ?? "";
-    const result = addCredentialsHelper(before, HELPER_BLOCK_NAME, helperArgs, { force, file });
+    // Our own block that names the same store (as one written before blocks named both
+    // options: `{}`, or `--backend pass`) is brought up to these args without --force.
+    const sameStore = force || selectsSameStore(before, helperArgs);
+    const result = addCredentialsHelper(before, HELPER_BLOCK_NAME, helperArgs, {
+      force: sameStore,
+      file,
+    });
     const linked = link === undefined ? {} : { linkTarget: link };
     return result.change === "unchanged"
       ? { file, tools, change: "unchanged", ...linked }
