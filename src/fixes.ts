@@ -123,7 +123,8 @@ export const FIXES = {
       "install pass and gnupg with the system's package manager (apt-get install pass gnupg), then try again",
   },
   "pass-store-dir-relative": {
-    situation: "PASSWORD_STORE_DIR is a relative path: Terraform runs the helper from each configuration's directory",
+    situation:
+      "PASSWORD_STORE_DIR is a relative path: Terraform runs the helper from each configuration's directory",
     effect: "set PASSWORD_STORE_DIR to an absolute path, or unset it",
   },
   "pass-store-missing": {

@@ -1,11 +1,6 @@
 import { commandLine } from "../commands/command-line.ts";
 import type { Io } from "../system/io.ts";
-import {
-  followBlock,
-  namesStore,
-  optionsOfArgs,
-  type GlobalOptions,
-} from "../system/options.ts";
+import { followBlock, namesStore, optionsOfArgs, type GlobalOptions } from "../system/options.ts";
 
 /** Where `followedOptions` says what it did; a missing one says nothing. */
 export interface FollowNotes {

@@ -343,7 +343,6 @@ function blockArgs(options: GlobalOptions): string[] {
   return ["--backend", options.backend, "--service", options.service];
 }
 
-
 /**
  * The lines of an install or uninstall plan, each tied to the step it reports (or to none:
  * what stays as it is). `apply` prints, in the plan's order, only the lines of steps that

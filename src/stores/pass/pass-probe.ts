@@ -1,12 +1,7 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
 import { deadlineIn } from "./deadline.ts";
-import {
-  firstSecretKey,
-  gpgDecrypts,
-  recipientOptions,
-  storeRecipients,
-} from "./gpg-probe.ts";
+import { firstSecretKey, gpgDecrypts, recipientOptions, storeRecipients } from "./gpg-probe.ts";
 import { passStoreDir, TOP_FOLDER } from "./pass-store.ts";
 import type { ProbeResult } from "../probe-result.ts";
 

@@ -461,10 +461,14 @@ function spawnFailure(error: Error, context: FailureContext): CliError {
   const shown = JSON.stringify(context.command);
   const code = errorCode(error);
   if (code === "ENOENT") {
-    return new CliError(`could not run ${shown}: it is not installed or not on the PATH`, undefined, {
-      cause: error,
-      fix: { situation: "pass-missing" },
-    });
+    return new CliError(
+      `could not run ${shown}: it is not installed or not on the PATH`,
+      undefined,
+      {
+        cause: error,
+        fix: { situation: "pass-missing" },
+      },
+    );
   }
   return new CliError(
     `could not run ${shown} (${code}); check that it is the pass executable and that it may be run`,

@@ -22,8 +22,10 @@ export async function startedWithUnlock(connection: BusConnection): Promise<bool
     ).body;
     if (typeof pid !== "number") return false;
     const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-    return argv.some((word) => /^gnome-keyring-daemon$|\/gnome-keyring-daemon$/.test(word)) &&
-      argv.includes("--unlock");
+    return (
+      argv.some((word) => /^gnome-keyring-daemon$|\/gnome-keyring-daemon$/.test(word)) &&
+      argv.includes("--unlock")
+    );
   } catch {
     return false;
   }

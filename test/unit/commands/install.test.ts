@@ -95,8 +95,7 @@ function assertRefusedOtherHelper(file: string, run: () => unknown): void {
       error.message,
       `the CLI config ${file} already sets credentials_helper "other" with args ["--profile","x"]`,
     );
-    assert.deepEqual(error.fix, { situation: "install-over-other-helper" }
-    );
+    assert.deepEqual(error.fix, { situation: "install-over-other-helper" });
     return true;
   });
 }

@@ -439,8 +439,7 @@ describe("addCredentialsHelper", () => {
   const conflicts: Record<string, { text: string; message: string }> = {
     "refuses to replace a helper of another name, naming it": {
       text: 'credentials_helper "other" {}\n',
-      message:
-        'the CLI config already sets credentials_helper "other"',
+      message: 'the CLI config already sets credentials_helper "other"',
     },
     "refuses to replace the same helper with other args, naming them": {
       text: 'credentials_helper "keychain" {\n  args = ["--service", "home"]\n}\n',
