@@ -64,10 +64,11 @@ export function diagnose(
   // gnome-keyring started with --unlock unlocks the login keyring with the password it was
   // given, or creates it: locked now, that password did not open the keyring there was.
   const locked = (summary: string): Diagnosis =>
+    // Said in its place, not after it: the line stays short.
     circumstances.startedWithUnlock === true
       ? result(
           "locked",
-          `${summary}, although gnome-keyring was started with --unlock: the password it was given may have been wrong`,
+          "the keyring is locked, although gnome-keyring was started with --unlock: the password it was given may have been wrong",
           false,
           "keyring-password-wrong",
         )

@@ -436,7 +436,7 @@ describe("a locked keyring under a gnome-keyring started with --unlock", () => {
       const diagnosis = diagnose(error, TIMEOUT_SECONDS, { startedWithUnlock: true });
       assert.match(
         diagnosis.summary,
-        /^the keyring is locked.*, although gnome-keyring was started with --unlock: the password it was given may have been wrong$/,
+        /^the keyring is locked, although gnome-keyring was started with --unlock: the password it was given may have been wrong$/,
       );
       assert.deepEqual(diagnosis.fix, { situation: "keyring-password-wrong" });
       assert.deepEqual(diagnose(error, TIMEOUT_SECONDS).fix, { situation: "keyring-locked" });
