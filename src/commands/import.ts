@@ -14,6 +14,9 @@ import {
 import { configDirFileNames, credentialsBlocksIn } from "../terraform/config-dir.ts";
 import { fixFor } from "../fixes.ts";
 import { modeIfExists, readTextIfExists, removeFile, stageFile } from "../system/files.ts";
+import type { Machine } from "../system/io.ts";
+import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
+import { locationsOf, refuseRootInOthersHome } from "./cli-config-edits.ts";
 
 const EMPTY_FILE = '{\n  "credentials": {}\n}\n';
 
@@ -57,6 +60,34 @@ export interface ImportReport {
 
 const KEPT_REASON =
   "the store already holds different credentials for it (perhaps newer, from a login): left in the file; --force replaces them with the file's";
+
+/** What `import` did, for cli/ to report. */
+export interface ImportResult {
+  readonly report: ImportReport;
+  /** The credentials.tfrc.json files it looked into. */
+  readonly credentialsFiles: readonly string[];
+  /** What `terraform stacks` now misses, when import moved its host (see stacksHostnameNote). */
+  readonly stacksNote?: string;
+}
+
+/** `import` on this machine: its CLI config files, into the store `openStore` gives. */
+export async function importTokens(
+  machine: Machine,
+  openStore: () => CredentialStore | Promise<CredentialStore>,
+  options: ImportOptions,
+): Promise<ImportResult> {
+  refuseRootInOthersHome(machine);
+  const locations = locationsOf(machine);
+  const report = await importCredentials(await openStore(), locations, options);
+  const stacksNote = report.lastCredentialsFileHosts
+    .map((host) => stacksHostnameNote(host, machine.env))
+    .find((line) => line !== undefined);
+  return {
+    report,
+    credentialsFiles: locations.credentialsFiles,
+    ...(stacksNote !== undefined && { stacksNote }),
+  };
+}
 
 /**
  * `import`: moves every host of each `credentials.tfrc.json`, then of each `credentials`

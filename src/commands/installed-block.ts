@@ -1,6 +1,6 @@
 import { findCredentialsHelpers } from "../terraform/cli-config.ts";
 import { readTextIfExists } from "../system/files.ts";
-import { HELPER_BLOCK_NAME, locationsOf } from "./install.ts";
+import { HELPER_BLOCK_NAME, locationsOf } from "./cli-config-edits.ts";
 import type { Machine } from "../system/io.ts";
 
 /** Our credentials_helper block as the CLI config in effect has it. */

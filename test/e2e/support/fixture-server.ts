@@ -6,7 +6,8 @@ import type { Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestCertificates } from "./certificates.ts";
+import { createTestCertificates, testCaIn } from "./certificates.ts";
+import type { TestCa } from "./certificates.ts";
 import { createZip, packageHashV1, zipHash } from "./zip.ts";
 import type { ZipEntry } from "./zip.ts";
 
@@ -34,6 +35,20 @@ export interface FixtureServerOptions {
   readonly discoveryByHost?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Directory under which the server's private temp dir is made; default `os.tmpdir()`. */
   readonly tmpRoot?: string;
+  /**
+   * The CA that signs the server's certificate; default the one in the directory
+   * `TFCK_TEST_FIXTURE_CA` names, else a throwaway CA of this server's own. Go trusts
+   * `SSL_CERT_FILE` only on Linux and the BSDs: CI's macOS and Windows jobs make one CA for
+   * the run (scripts/fixture-ca.ts) and trust it in the system's store, which is never done
+   * on a developer's machine.
+   */
+  readonly ca?: TestCa;
+}
+
+/** The CA of {@link FixtureServerOptions.ca} when none is given. */
+function defaultCa(): TestCa | undefined {
+  const dir = process.env["TFCK_TEST_FIXTURE_CA"];
+  return dir === undefined || dir === "" ? undefined : testCaIn(dir);
 }
 
 /** What the server can tell about the credentials a request carried. Never the token itself. */
@@ -105,7 +120,10 @@ export interface FixtureServer extends AsyncDisposable {
   readonly port: number;
   /** `https://127.0.0.1:PORT`, without a trailing slash. */
   readonly baseUrl: string;
-  /** PEM CA certificate that signed the server's certificate: give it to Terraform as `SSL_CERT_FILE`. */
+  /**
+   * PEM CA certificate that signed the server's certificate: give it to Terraform as
+   * `SSL_CERT_FILE` (Linux), or trust it in the system's store (macOS, Windows).
+   */
   readonly caFile: string;
   /** Base URL for `provider_installation { network_mirror { url = ... } }`, with its trailing slash. */
   readonly mirrorUrl: string;
@@ -116,7 +134,7 @@ export interface FixtureServer extends AsyncDisposable {
   /** Makes the server accept `token` from now on, and only it. */
   setToken(token: string): void;
   clearRequests(): void;
-  /** Stops the server, drops open connections and deletes its temp dir. Idempotent. */
+  /** Stops the server, drops open connections and deletes its temp dir (not a given CA). Idempotent. */
   close(): Promise<void>;
 }
 
@@ -146,7 +164,7 @@ const ACCOUNT_DETAILS = {
 };
 
 /**
- * Starts an HTTPS server on 127.0.0.1 at a random port, with a certificate from a throwaway CA,
+ * Starts an HTTPS server on 127.0.0.1 at a random port, with a certificate from a test CA (`ca`),
  * that plays every remote part a Terraform credentials helper's token is used for:
  *
  * - `/.well-known/terraform.json`: discovery, offering `modules.v1` and `tfe.v2` but not `login.v1`,
@@ -175,7 +193,11 @@ export async function startFixtureServer(options: FixtureServerOptions): Promise
   }
   const dir = await mkdtemp(join(options.tmpRoot ?? tmpdir(), "tf-fixture-"));
   try {
-    const certificates = await createTestCertificates(dir, Object.keys(options.tokensByHost ?? {}));
+    const certificates = await createTestCertificates(
+      dir,
+      Object.keys(options.tokensByHost ?? {}),
+      options.ca ?? defaultCa(),
+    );
     const [cert, key] = await Promise.all([
       readFile(certificates.certFile),
       readFile(certificates.keyFile),
