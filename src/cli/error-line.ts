@@ -1,5 +1,5 @@
 import type { CliError } from "../errors.ts";
-import { fixWith, renderFix } from "../fixes.ts";
+import { FIXES, fixWith, renderFix, type Fix } from "../fixes.ts";
 import { commandLine } from "../commands/command-line.ts";
 import type { Io } from "../system/io.ts";
 
@@ -11,6 +11,11 @@ import type { Io } from "../system/io.ts";
  */
 export async function errorLine(error: CliError, io: Io, argv: readonly string[]): Promise<string> {
   if (error.fix === undefined) return error.message;
+  // Run from the sources (npm start, npm run setup's dry run), this executable has no name
+  // a command could run as printed: the caller says what to run instead.
+  const { command } = FIXES[error.fix.situation] as Fix;
+  if (!io.isSea && command?.startsWith("HELPER") === true)
+    return error.message;
   const [{ helperCommand }, { HELPER_NAME }] = await Promise.all([
     import("../commands/command-link.ts"),
     import("../terraform/locations.ts"),

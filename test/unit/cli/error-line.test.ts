@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { errorLine } from "../../../src/cli/error-line.ts";
-import { planInstall } from "../../../src/commands/install.ts";
+import { install } from "../../../src/commands/install.ts";
 import { CliError } from "../../../src/errors.ts";
 import { FIXES } from "../../../src/fixes.ts";
 import {
@@ -79,30 +79,50 @@ const ERRORS: readonly (readonly [string, CliError])[] = [
       }),
     ),
   ],
-  [
-    "install from the sources",
-    thrown(() =>
-      planInstall(
-        {
-          env: {},
-          platform: "linux",
-          arch: "x64",
-          homedir: "/nonexistent",
-          execPath: "/usr/bin/node",
-          isSea: false,
-        },
-        [],
-        false,
-      ),
-    ),
-  ],
 ];
 
+/** install run from the sources: refused before anything is planned. */
+async function installFromSources(): Promise<CliError> {
+  const machine = {
+    env: {},
+    platform: "linux" as const,
+    arch: "x64",
+    homedir: "/nonexistent",
+    execPath: "/usr/bin/node",
+    isSea: false,
+  };
+  try {
+    await install(
+      machine,
+      { backend: "keychain", service: "terraform-credentials" },
+      { force: false, dryRun: false },
+    );
+  } catch (error) {
+    if (error instanceof CliError) return error;
+    throw error;
+  }
+  throw new Error("nothing thrown");
+}
+
 describe("error lines: the cause, then one fix with this call's options", () => {
+  test("install from the sources: the build and install, as one command", async () => {
+    const error = await installFromSources();
+    const line = await errorLine(error, createFakeIo({ platform: "linux" }), ["install"]);
+    assert.equal(
+      line,
+      'install copies the built executable, and this is the sources; run "npm run build && dist/terraform-credentials-keychain install" (builds the executable and installs it)',
+    );
+  });
+
   for (const [name, error] of ERRORS) {
     test(`${name}: one line, a short cause, one fix`, async () => {
       assert.ok(error.fix !== undefined, "it carries its fix as data");
-      const io = createFakeIo({ platform: "linux" });
+      // The built executable: its fixes name it.
+      const io = createFakeIo({
+        platform: "linux",
+        isSea: true,
+        execPath: "/opt/terraform-credentials-keychain",
+      });
       const line = await errorLine(error, io, ["--service", "work", "get", "h.example.com"]);
       assert.doesNotMatch(line, /[\r\n]/);
       const runs = line.split('run "').length - 1;
@@ -123,7 +143,7 @@ describe("error lines: the cause, then one fix with this call's options", () => 
         "a command, not advice",
       );
       const command = /run "(.*)" \(/.exec(line)?.[1];
-      if (command?.startsWith("terraform-credentials-keychain") === true)
+      if (command?.startsWith("/opt/terraform-credentials-keychain") === true)
         assert.match(command, /--service work/, "the call's own --service comes along");
     });
   }
@@ -133,8 +153,24 @@ describe("error lines: the cause, then one fix with this call's options", () => 
     assert.equal(await errorLine(new CliError("plain"), io, []), "plain");
   });
 
+  test("from the sources, a fix that names the helper is left out: no command would run as printed", async () => {
+    const line = await errorLine(
+      keychainFailure("read from", new BusUnavailable("no bus"), 30),
+      createFakeIo({ platform: "linux", isSea: false }),
+      ["get", "h"],
+    );
+    assert.equal(
+      line,
+      "could not read from the keychain: no D-Bus session bus (no bus), so no keychain here",
+    );
+  });
+
   test("a fix's command sets its own options over the call's: no --backend twice", async () => {
-    const io = createFakeIo({ platform: "linux" });
+    const io = createFakeIo({
+      platform: "linux",
+      isSea: true,
+      execPath: "/opt/terraform-credentials-keychain",
+    });
     const error = keychainFailure("read from", new BusUnavailable("no bus"), 30);
     const line = await errorLine(error, io, [
       "--backend",
@@ -145,7 +181,7 @@ describe("error lines: the cause, then one fix with this call's options", () => 
     ]);
     assert.match(
       line,
-      /run "terraform-credentials-keychain --backend pass --service work install --force"/,
+      /run "\/opt\/terraform-credentials-keychain --backend pass --service work install --force"/,
     );
   });
 });
