@@ -113,6 +113,9 @@ test(
 
     const replaced = sh(hint);
     assert.equal(replaced.status, 0, replaced.stderr);
-    assert.equal(readFileSync(terraformrc, "utf8"), 'credentials_helper "keychain" {}\n');
+    assert.equal(
+      readFileSync(terraformrc, "utf8"),
+      'credentials_helper "keychain" {\n  args = ["--backend", "keychain", "--service", "terraform-credentials"]\n}\n',
+    );
   },
 );
