@@ -10,7 +10,7 @@ import {
   withVariable,
 } from "../commands/command-line.ts";
 import { fixWith, renderFix } from "../fixes.ts";
-import type { ImportResult } from "../commands/import.ts";
+import { leftBehind, type ImportResult } from "../commands/import.ts";
 import type { InstallResult } from "../commands/install.ts";
 import type { ListResult } from "../commands/list.ts";
 import type { UninstallResult } from "../commands/uninstall.ts";
@@ -195,17 +195,17 @@ function stepReport(result: {
   };
 }
 
-/** `import`'s report on stdout; hosts that failed make it fail, after the report. */
+/** `import`'s report on stdout; a host left behind makes it fail, after the report. */
 export function renderImport(
   io: Io,
   options: GlobalOptions,
   { dryRun }: { readonly dryRun: boolean },
-  { report, credentialsFiles, stacksNote }: ImportResult,
+  { report, filesRead, stacksNote }: ImportResult,
 ): void {
   const say = sayer(io);
   if (report.hosts.length === 0) {
     say(
-      `nothing to import: no hosts in ${credentialsFiles.join(" or ")}, no credentials blocks in the CLI config files`,
+      `nothing to import: no credentials for any host in ${filesRead.length === 0 ? "the CLI config files" : filesRead.join(", ")}`,
     );
     return;
   }
@@ -228,9 +228,11 @@ export function renderImport(
     );
   }
   if (stacksNote !== undefined) say(`note: ${stacksNote}`);
-  const failures = report.hosts.filter((host) => host.outcome === "failed").length;
-  if (failures > 0)
-    throw new CliError(`${failures} of ${report.hosts.length} hosts could not be imported`);
+  const left = leftBehind(report);
+  if (left > 0)
+    throw new CliError(
+      `${left} of ${report.hosts.length} hosts were left where they are: Terraform takes their credentials from there, not from the helper`,
+    );
 }
 
 /**

@@ -8,7 +8,7 @@ import {
 } from "../terraform/cli-config.ts";
 import type { FixNeeded } from "../fixes.ts";
 import { terraformLocations, type TerraformLocations } from "../terraform/locations.ts";
-import { otherHelperFiles, readConfigDirFiles } from "./config-dir-files.ts";
+import { viewsOf } from "./read-view.ts";
 import type { Machine } from "../system/io.ts";
 import { readTextIfExists, stageFile, stageSymlink } from "../system/files.ts";
 import {
@@ -193,7 +193,7 @@ export function planInstall(
 ): InstallPlan {
   refuseRootInOthersHome(machine);
   const locations = locationsOf(machine);
-  refuseSecondHelper(locations);
+  refuseSecondHelper(machine, helperArgs);
   const notes = openTofuTakeover(machine, locations)
     ? [
         `Terraform not set up: creating ${locations.terraformConfigFile} would make OpenTofu stop reading ${locations.tofuConfigFile}; for Terraform set TF_CLI_CONFIG_FILE=${locations.tofuConfigFile}`,
@@ -234,15 +234,26 @@ export function planInstall(
 }
 
 /**
- * A credentials_helper of another name in a file Terraform merges from its config directory
- * (~/.terraform.d/*.tfrc): with ours added, Terraform would refuse the whole CLI config and
- * run no helper. That file is the user's to change, with or without --force.
+ * A credentials_helper in a file Terraform merges after the one install edits (a drop-in,
+ * ~/.terraform.d/*.tfrc): of another name, Terraform's CLI config would be invalid with ours
+ * added; of ours with other args, its args would win over what install writes. That file is
+ * the user's to change, with or without --force.
  */
-function refuseSecondHelper(locations: TerraformLocations): void {
-  const [other] = otherHelperFiles(readConfigDirFiles(locations), HELPER_BLOCK_NAME);
-  if (other === undefined) return;
+function refuseSecondHelper(machine: Machine, helperArgs: readonly string[]): void {
+  const view = viewsOf(machine).Terraform;
+  const later = view.helpers.filter(({ file }) => file !== view.mainFile);
+  const other = later.find(({ name }) => name !== HELPER_BLOCK_NAME);
+  if (other !== undefined) {
+    throw new CliError(
+      `${other.file} sets credentials_helper "${other.name}", and Terraform reads that file too: with a second helper it refuses its CLI config and runs either; remove that block from ${other.file} and install again`,
+    );
+  }
+  const ours = later.find(({ name }) => name === HELPER_BLOCK_NAME);
+  const same =
+    ours?.args?.length === helperArgs.length && ours.args.every((arg, i) => arg === helperArgs[i]);
+  if (ours === undefined || same) return;
   throw new CliError(
-    `${other.file} sets credentials_helper "${other.name}", and Terraform reads that file too: with a second helper it refuses its CLI config and runs none; remove that block from ${other.file} and install again`,
+    `${ours.file} sets credentials_helper "${HELPER_BLOCK_NAME}" ${ours.args === undefined ? "with args this tool cannot read" : `with args ${JSON.stringify(ours.args)}`}, and Terraform reads it after ${view.mainFile}: its args win over the ones install would write; change or remove that block, then install again`,
   );
 }
 

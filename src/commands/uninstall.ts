@@ -2,13 +2,13 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import type { Hostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
-import { readConfigFile } from "../terraform/config-dir.ts";
+import { readCliConfigFile } from "../terraform/view.ts";
 import { removeCredentialsHelper } from "../terraform/cli-config.ts";
 import type { Machine } from "../system/io.ts";
 import type { GlobalOptions } from "../system/options.ts";
 import { readTextIfExists } from "../system/files.ts";
 import { oneLine } from "../quote.ts";
-import { readConfigDirFiles } from "./config-dir-files.ts";
+import { viewsOf } from "./read-view.ts";
 import { linksTo } from "./command-link.ts";
 import { storeForgetCommands } from "../stores/forget-commands.ts";
 import {
@@ -135,16 +135,18 @@ export interface UninstallPlan {
 export function planUninstall(machine: Machine, force = false): UninstallPlan {
   refuseRootInOthersHome(machine);
   const locations = locationsOf(machine);
-  const configs = configFiles(locations).map(({ file, tools }): ConfigChange => {
-    const link = linkTargetOf(file);
-    const linked = link === undefined ? {} : { linkTarget: link };
-    const before = readTextIfExists(link ?? file);
-    if (before === undefined) return { file, tools, change: "absent", ...linked };
-    const result = removeCredentialsHelper(before, HELPER_BLOCK_NAME);
-    return result.removed
-      ? { file, tools, change: "removed", text: result.text, ...linked }
-      : { file, tools, change: "unchanged", ...linked };
-  });
+  const configs = [...configFiles(locations), ...dropInsWithOurs(machine)].map(
+    ({ file, tools }): ConfigChange => {
+      const link = linkTargetOf(file);
+      const linked = link === undefined ? {} : { linkTarget: link };
+      const before = readTextIfExists(link ?? file);
+      if (before === undefined) return { file, tools, change: "absent", ...linked };
+      const result = removeCredentialsHelper(before, HELPER_BLOCK_NAME);
+      return result.removed
+        ? { file, tools, change: "removed", text: result.text, ...linked }
+        : { file, tools, change: "unchanged", ...linked };
+    },
+  );
   const target = locations.helperInstallPath;
   const present = existsSync(target);
   const edited = new Set(configs.map((config) => config.file));
@@ -157,6 +159,22 @@ export function planUninstall(machine: Machine, force = false): UninstallPlan {
     configs,
     links: linksTo(machine, target),
   };
+}
+
+/**
+ * The drop-ins (~/.terraform.d/*.tfrc) that hold our block, with the tools that read them:
+ * Terraform runs the helper from there as from ~/.terraformrc. JSON syntax is not edited.
+ */
+function dropInsWithOurs(machine: Machine): Array<{ file: string; tools: ConfigChange["tools"] }> {
+  const found = new Map<string, ConfigChange["tools"]>();
+  for (const view of Object.values(viewsOf(machine))) {
+    for (const { file, role, syntax, helpers } of view.files) {
+      if (role !== "drop-in" || syntax !== "native") continue;
+      if (!helpers.some(({ name }) => name === HELPER_BLOCK_NAME)) continue;
+      found.set(file, [...(found.get(file) ?? []), view.tool]);
+    }
+  }
+  return [...found].map(([file, tools]) => ({ file, tools }));
 }
 
 /**
@@ -200,7 +218,9 @@ function otherConfigFiles(machine: Machine): string[] {
       defaults.tofuConfigFile,
       ...(xdg ? [path.join(xdg, "opentofu", "tofurc")] : []),
       ...profiles.sort(),
-      ...readConfigDirFiles(defaults).map(({ file }) => file),
+      ...viewsOf({ ...machine, env })
+        .Terraform.files.filter(({ role }) => role === "drop-in")
+        .map(({ file }) => file),
     ]),
   ];
 }
@@ -215,7 +235,9 @@ function namesOurHelper(file: string): boolean {
   }
   if (text === undefined) return false;
   try {
-    return readConfigFile(file, text).helpers.includes(HELPER_BLOCK_NAME);
+    const read = readCliConfigFile(file, text);
+    if (read.error !== undefined) return /credentials_helper\s+"?keychain"?/.test(text);
+    return read.helpers.some(({ name }) => name === HELPER_BLOCK_NAME);
   } catch {
     return /credentials_helper\s+"?keychain"?/.test(text);
   }

@@ -428,7 +428,7 @@ test(
       assert.match(doctor.stdout, /^warn {2}these hosts do not use the helper$/m);
       assert.ok(
         doctor.stdout.includes(
-          `${host}: ${harness.credentialsFile} holds a plaintext token that wins over the helper`,
+          `${host}: the token in ${harness.credentialsFile}:3 wins over the helper`,
         ),
         doctor.stdout,
       );

@@ -33,6 +33,11 @@ export interface FixtureServerOptions {
    * one; relative URLs resolve against it.
    */
   readonly discoveryByHost?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /**
+   * Answer guarded routes whatever the Authorization header holds (still recording its
+   * hash): for tests that ask which token Terraform sends, not whether it is accepted.
+   */
+  readonly acceptAnyToken?: boolean;
   /** Directory under which the server's private temp dir is made; default `os.tmpdir()`. */
   readonly tmpRoot?: string;
   /**
@@ -206,6 +211,7 @@ export async function startFixtureServer(options: FixtureServerOptions): Promise
       token: options.token,
       tokensByHost: new Map(Object.entries(options.tokensByHost ?? {})),
       discoveryByHost: new Map(Object.entries(options.discoveryByHost ?? {})),
+      acceptAnyToken: options.acceptAnyToken ?? false,
       requests: [],
       archives: new Map(),
       archivePrefix: `/archives/${randomBytes(16).toString("hex")}/`,
@@ -232,6 +238,7 @@ interface ServerState {
   token: string;
   readonly tokensByHost: ReadonlyMap<string, string>;
   readonly discoveryByHost: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  readonly acceptAnyToken: boolean;
   readonly requests: RecordedRequest[];
   /** Package bodies by full URL path. */
   readonly archives: Map<string, Buffer>;
@@ -371,7 +378,7 @@ function handle(state: ServerState, request: IncomingMessage, response: ServerRe
   const route = method === "GET" || method === "HEAD" ? routeFor(state, path, named) : undefined;
   let reply: Reply;
   if (route === undefined) reply = { status: method === "GET" || method === "HEAD" ? 404 : 405 };
-  else if (route.needsAuth && auth !== "valid") reply = unauthorized();
+  else if (route.needsAuth && auth !== "valid" && !state.acceptAnyToken) reply = unauthorized();
   else reply = route.reply();
   state.requests.push({
     method,

@@ -558,7 +558,8 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
         `${file} was rewritten without the hosts moved`,
         "",
       ].join("\n"),
-      stderr: "1 of 2 hosts could not be imported\n",
+      stderr:
+        "1 of 2 hosts were left where they are: Terraform takes their credentials from there, not from the helper\n",
     });
     assert.deepEqual([...store.entries.keys()], ["app.example.com"]);
   });

@@ -373,7 +373,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
       assert.throws(
         () => planInstall(box.machine, [], force),
         new CliError(
-          `${extra} sets credentials_helper "other", and Terraform reads that file too: with a second helper it refuses its CLI config and runs none; remove that block from ${extra} and install again`,
+          `${extra} sets credentials_helper "other", and Terraform reads that file too: with a second helper it refuses its CLI config and runs either; remove that block from ${extra} and install again`,
         ),
       );
     }
