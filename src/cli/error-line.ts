@@ -14,8 +14,7 @@ export async function errorLine(error: CliError, io: Io, argv: readonly string[]
   // Run from the sources (npm start, npm run setup's dry run), this executable has no name
   // a command could run as printed: the caller says what to run instead.
   const { command } = FIXES[error.fix.situation] as Fix;
-  if (!io.isSea && command?.startsWith("HELPER") === true)
-    return error.message;
+  if (!io.isSea && command?.startsWith("HELPER") === true) return error.message;
   const [{ helperCommand }, { HELPER_NAME }] = await Promise.all([
     import("../commands/command-link.ts"),
     import("../terraform/locations.ts"),

@@ -403,7 +403,7 @@ function configCheck(
     // Such a call's line names no store, so it reads the CLI config to find the block's.
     return {
       status: "warn",
-      title: `CLI config ${file} (${tools}): the credentials_helper block's args name no store`,
+      title: `CLI config ${file} (${tools}) has the credentials_helper block${where}, but its args name no store`,
       details: [
         "so each call Terraform makes reads the CLI config files to find the store: a file read and a parse more per call; install writes --backend and --service",
       ],

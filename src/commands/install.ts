@@ -11,12 +11,7 @@ import { terraformLocations, type TerraformLocations } from "../terraform/locati
 import { viewsOf } from "./read-view.ts";
 import type { Machine } from "../system/io.ts";
 import { readTextIfExists, stageFile, stageSymlink } from "../system/files.ts";
-import {
-  optionsOfArgs,
-  storeOfArgs,
-  type Backend,
-  type GlobalOptions,
-} from "../system/options.ts";
+import { optionsOfArgs, storeOfArgs, type Backend, type GlobalOptions } from "../system/options.ts";
 import { PROBE_TIMEOUT_SECONDS } from "../stores/probe-result.ts";
 import { helperCommand, planCommandLink, type CommandLink } from "./command-link.ts";
 import { profileVariable } from "./command-line.ts";

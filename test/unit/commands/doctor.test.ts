@@ -539,6 +539,20 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     assert.ok(!JSON.stringify(checks).includes(SECRET));
   });
 
+  test("a block whose args name no store (an earlier install's {}): warn with what it costs and the install that fixes it", async (t) => {
+    const box = healthy(t);
+    box.write(box.terraformrc, 'credentials_helper "keychain" {}\n');
+    const checks = await doctor(box);
+    assert.deepEqual(configCheck(checks, box.terraformrc), {
+      status: "warn",
+      title: `CLI config ${box.terraformrc} (Terraform and OpenTofu) has the credentials_helper block, but its args name no store`,
+      details: [
+        "so each call Terraform makes reads the CLI config files to find the store: a file read and a parse more per call; install writes --backend and --service",
+      ],
+      fix: `run "${box.plugin} install"`,
+    });
+  });
+
   test('credentials "host" {} blocks shadow the helper, empty ones too, tokens never shown', async (t) => {
     const box = healthy(t);
     box.write(
@@ -551,8 +565,8 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       status: "warn",
       title: "these hosts do not use the helper",
       details: [
-        `app.terraform.io: the token in ${box.terraformrc}:3 wins over the helper`,
-        `empty.example.com: an entry with no token in ${box.terraformrc}:7 (nothing is sent) wins over the helper`,
+        `app.terraform.io: the token in ${box.terraformrc}:5 wins over the helper`,
+        `empty.example.com: an entry with no token in ${box.terraformrc}:9 (nothing is sent) wins over the helper`,
       ],
       // First what import moves (each removed only once stored), then what it cannot.
       fix: `${shadowFix(box)}; then ${fixFor("credentials-by-hand", { HELPER: box.plugin }).effect}`,
