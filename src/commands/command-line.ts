@@ -1,3 +1,6 @@
+import { DEFAULT_SERVICE, type GlobalOptions } from "./options.ts";
+import { DEFAULT_BACKEND } from "../stores/registry.ts";
+
 /**
  * A command line a person can paste into their shell and run as printed: words made only of
  * safe characters stay bare, others are single-quoted. On Windows that shell is PowerShell:
@@ -45,4 +48,25 @@ export function profileVariable(
     if (value !== undefined && value !== "") return { name, value };
   }
   return undefined;
+}
+
+/** `args` (option words) less the options named in `named` and their values. */
+export function argsWithout(args: readonly string[], named: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] ?? "";
+    const option = /^--(service|backend|timeout)(=.*)?$/s.exec(word);
+    if (option !== null && named.includes(option[1] ?? "")) {
+      if (option[2] === undefined) i++;
+    } else kept.push(word);
+  }
+  return kept;
+}
+
+/** The shortest options that select the same store as these: for commands a person types. */
+export function helperArgs(options: Pick<GlobalOptions, "backend" | "service">): string[] {
+  return [
+    ...(options.backend === DEFAULT_BACKEND ? [] : ["--backend", options.backend]),
+    ...(options.service === DEFAULT_SERVICE ? [] : ["--service", options.service]),
+  ];
 }

@@ -1,6 +1,6 @@
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import type { Hostname } from "../protocol/hostname.ts";
-import type { Situation } from "../fixes.ts";
+import type { FixNeeded, Situation } from "../fixes.ts";
 import type { Deadline } from "../system/deadline.ts";
 import type { Io, Machine } from "../system/io.ts";
 
@@ -74,7 +74,8 @@ export interface ProbeContext {
 export interface ProbeResult {
   readonly status: "ok" | "warn" | "fail";
   readonly summary: string;
-  readonly fix?: string;
+  /** The one fix, as data: doctor and install render it with the helper's command. */
+  readonly fix?: FixNeeded;
   /** True when it is safe to touch the keychain itself (nothing will be started or prompted). */
   readonly safeToOpen: boolean;
 }

@@ -22,6 +22,9 @@ export const passStore: StoreDescription = {
     ];
   },
   fixes: [
+    "store-needs-doctor",
+    "pass-missing",
+    "pass-store-dir-relative",
     "pass-store-missing",
     "gpg-key-missing",
     "gpg-key-locked",

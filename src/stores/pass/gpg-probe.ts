@@ -1,4 +1,3 @@
-import { fixFor, renderFix } from "../../fixes.ts";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Deadline } from "../../system/deadline.ts";
@@ -27,7 +26,7 @@ export function storeRecipients(storeDir: string, folder: string): string[] {
 }
 
 /** What stands between gpg and decrypting an entry here, or nothing. */
-type GpgVerdict =
+export type GpgVerdict =
   | { readonly ok: true }
   | {
       readonly ok: false;
@@ -128,7 +127,6 @@ function noAnswer(deadline: Deadline): GpgVerdict {
 }
 
 /** What to do about a gpg-agent that does not answer, as printed. */
-export const HUNG_AGENT_FIX = renderFix(fixFor("gpg-agent-hung"));
 
 interface GpgRun {
   readonly code: number | null;

@@ -1,6 +1,5 @@
 import { CliError } from "../../errors.ts";
 import { oneLine } from "../../system/quote.ts";
-import { HUNG_AGENT_FIX } from "./gpg-probe.ts";
 
 /** What a run of `pass` gave back, for `passFailure` to read. */
 export interface PassResult {
@@ -19,9 +18,9 @@ export interface FailureContext {
 }
 
 export function notInitialised(storeDir: string): CliError {
-  return new CliError(
-    `the password store in ${storeDir} is not initialised; run "pass init <gpg-id>" with the id of a GPG key on this machine (see "gpg --list-secret-keys"), or set PASSWORD_STORE_DIR to an existing store`,
-  );
+  return new CliError(`the password store in ${storeDir} is not initialised`, undefined, {
+    fix: { situation: "store-needs-doctor" },
+  });
 }
 
 /** What `pass` not starting means: not installed, or not the pass executable. */
@@ -32,7 +31,11 @@ export function startFailure(
   const shown = JSON.stringify(context.command);
   if (outcome.kind === "not-found") {
     return new CliError(
-      `could not run ${shown}: it is not installed or not on the PATH; install pass and gnupg (for example "apt-get install pass", "dnf install pass" or "brew install pass") and create a store with "pass init <gpg-id>"`,
+      `could not run ${shown}: it is not installed or not on the PATH`,
+      undefined,
+      {
+        fix: { situation: "pass-missing" },
+      },
     );
   }
   return new CliError(
@@ -43,7 +46,9 @@ export function startFailure(
 export function timeoutFailure(args: readonly string[], context: FailureContext): CliError {
   const name = args.at(-1) ?? "";
   return new CliError(
-    `"pass ${args[0] ?? ""}" did not finish within ${context.seconds} s: gpg is waiting for a passphrase that nobody can enter here, or for a gpg-agent that does not answer; unlock the key first (run "pass show ${name}" once in a terminal) or use a key without a passphrase on build machines; a hung agent: ${HUNG_AGENT_FIX}`,
+    `"pass ${args[0] ?? ""} ${name}" did not finish within ${context.seconds} s: gpg waits for a passphrase nobody can enter here, or for a gpg-agent that does not answer`,
+    undefined,
+    { fix: { situation: "store-needs-doctor" } },
   );
 }
 
@@ -76,7 +81,9 @@ export function passFailure(
     /encryption failed: (No public key|Unusable public key)/.test(stderr)
   ) {
     return new CliError(
-      `gpg cannot encrypt to the key that the password store in ${context.storeDir} names in .gpg-id or PASSWORD_STORE_KEY (${oneLine(skipped ?? gpgLines.join("; "), DETAIL_MAX)}); import that public key or extend its expiry, or run "pass init <gpg-id>" with a usable key (see "gpg --list-secret-keys")`,
+      `gpg cannot encrypt to the key the password store in ${context.storeDir} names (${oneLine(skipped ?? gpgLines.join("; "), DETAIL_MAX)})`,
+      undefined,
+      { fix: { situation: "store-needs-doctor" } },
     );
   }
   // gpg -d (exit 2): the agent could not use a secret key. pass passes --quiet, so gpg says
@@ -89,7 +96,9 @@ export function passFailure(
     )
   ) {
     return new CliError(
-      `gpg could not decrypt ${name} (${oneLine(gpgLines.join("; ") || stderr, DETAIL_MAX)}): its secret key is missing from this keyring or locked with a passphrase that cannot be asked for here; unlock the key first (run "pass show ${name}" once in a terminal, or preset the passphrase through gpg-agent) or use a key without a passphrase on build machines`,
+      `gpg could not decrypt ${name} (${oneLine(gpgLines.join("; ") || stderr, DETAIL_MAX)}): its secret key is not here, or needs a passphrase nobody can enter here`,
+      undefined,
+      { fix: { situation: "store-needs-doctor" } },
     );
   }
   // The first paragraph: after a blank line pass prints its usage text.
@@ -111,4 +120,4 @@ const GPG_NOISE =
   /^gpg: (Note: |WARNING: unsafe|checking the trustdb|marginals needed|depth: |next trustdb check)/;
 
 /** How much of pass/gpg output a message quotes: pass may follow an error with its usage. */
-const DETAIL_MAX = 300;
+const DETAIL_MAX = 100;

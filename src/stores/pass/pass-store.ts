@@ -12,8 +12,7 @@ import {
   passStoreDir,
   serviceFolder,
 } from "./entry-names.ts";
-import { gpgDecrypts, HUNG_AGENT_FIX, recipientOptions, storeRecipients } from "./gpg-probe.ts";
-import { fixFor, renderFix } from "../../fixes.ts";
+import { gpgDecrypts, recipientOptions, storeRecipients } from "./gpg-probe.ts";
 import {
   notInitialised,
   passFailure,
@@ -82,12 +81,14 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
     if (recipients.length === 0) return;
     const verdict = await gpgDecrypts(env, recipients, deadline);
     if (!verdict.ok && verdict.kind === "no answer") {
-      throw new CliError(`nothing was stored in pass: ${verdict.reason}; ${HUNG_AGENT_FIX}`);
+      throw new CliError(`nothing was stored in pass: ${verdict.reason}`, undefined, {
+        fix: { situation: "gpg-agent-hung" },
+      });
     }
     if (!verdict.ok && verdict.kind === "locked") {
-      throw new CliError(
-        `nothing was stored in pass: ${verdict.reason}; ${renderFix(fixFor("gpg-key-locked", { RECIPIENTS: recipientOptions(recipients) }))}`,
-      );
+      throw new CliError(`nothing was stored in pass: ${verdict.reason}`, undefined, {
+        fix: { situation: "gpg-key-locked", values: { RECIPIENTS: recipientOptions(recipients) } },
+      });
     }
   };
 

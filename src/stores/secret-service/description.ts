@@ -18,6 +18,9 @@ export const secretServiceStore: StoreDescription = {
     "secret-service-missing",
     "no-default-collection",
     "keyring-locked",
+    "keyring-password-wrong",
+    "no-default-chosen",
+    "unlock-prompt-dismissed",
     "keyring-on-desktop",
   ],
 };

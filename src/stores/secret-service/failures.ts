@@ -1,5 +1,5 @@
 import { CliError } from "../../errors.ts";
-import { fixFor, renderFix } from "../../fixes.ts";
+import type { FixNeeded, Situation } from "../../fixes.ts";
 import { oneLine } from "../../system/quote.ts";
 import { BUS, BusUnavailable, DbusErrorReply, DeadlineExpired, TURN } from "./connection.ts";
 import {
@@ -13,44 +13,87 @@ import { SessionError } from "./session.ts";
 import { WireError } from "./wire.ts";
 
 /**
- * What is wrong with the Secret Service, worded once for every command: `get`, `store`,
+ * What is wrong with the Secret Service, named once for every command: `get`, `store`,
  * `forget`, `list` and `doctor` say the same thing for the same state.
  */
-interface Diagnosis {
-  /** One line for the person: what is wrong and what to do. */
+export type Cause =
+  "no-bus" | "no-service" | "no-default-collection" | "locked" | "hung" | "refused" | "broken";
+
+export interface Diagnosis {
+  readonly cause: Cause;
+  /** One line for the person: what is wrong (and, without a `fix`, what to do). */
   readonly summary: string;
+  /** The one fix that applies, rendered by whoever prints it (cli/, doctor). */
+  readonly fix?: FixNeeded;
   /** True when a later attempt may get past it (a busy bus, a restarted service, a bad session). */
   readonly transient: boolean;
 }
 
-const HEADLESS = "on a headless machine add --backend pass to the helper's args";
+/** What else the store knows of a failure than the error itself. */
+export interface Circumstances {
+  /**
+   * The Secret Service was started with `--unlock` (gnome-keyring-daemon, given a password
+   * on stdin): a login keyring locked now may have been given the wrong one.
+   */
+  readonly startedWithUnlock?: boolean;
+}
+
 const LIMIT = "(--timeout or TF_CREDENTIALS_KEYCHAIN_TIMEOUT sets the limit)";
-// Headless GNOME Keyring first (the command runs as printed), then the desktop's way.
-const LOCKED = `${renderFix(fixFor("keyring-locked"))}, or ${fixFor("keyring-on-desktop").effect}; then try again`;
 
 /**
  * Names the cause of a failure from what the client knows about it: the D-Bus error name
  * of a reply (its text is only shown, folded and cut, for refusals and names we do not
  * know, and no service puts a secret there); the kind of a connection failure; the deadline.
  */
-export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
-  const result = (summary: string, transient = false): Diagnosis => ({ summary, transient });
+export function diagnose(
+  error: unknown,
+  timeoutSeconds: number,
+  circumstances: Circumstances = {},
+): Diagnosis {
+  const result = (
+    cause: Cause,
+    summary: string,
+    transient = false,
+    situation?: Situation,
+  ): Diagnosis => ({
+    cause,
+    summary,
+    ...(situation === undefined ? {} : { fix: { situation } }),
+    transient,
+  });
+  // gnome-keyring started with --unlock unlocks the login keyring with the password it was
+  // given, or creates it: locked now, that password did not open the keyring there was.
+  const locked = (summary: string): Diagnosis =>
+    // Said in its place, not after it: the line stays short.
+    circumstances.startedWithUnlock === true
+      ? result(
+          "locked",
+          "the keyring is locked, although gnome-keyring was started with --unlock: the password it was given may have been wrong",
+          false,
+          "keyring-password-wrong",
+        )
+      : result("locked", summary, false, "keyring-locked");
   if (error instanceof BusUnavailable && error.code === "EAGAIN") {
     // The kernel refused the connect for the moment: the bus is there, and busy. Retried
     // until the deadline; this is said only after it.
     return result(
+      "hung",
       `the D-Bus session bus is overloaded (${oneLine(error.message, 200)}); try again ${LIMIT}`,
       true,
     );
   }
   if (error instanceof BusUnavailable) {
     return result(
-      `no D-Bus session bus (${oneLine(error.message, 200)}): log in to a desktop session, or ${renderFix(fixFor("session-bus-missing"))}; ${HEADLESS}`,
+      "no-bus",
+      `no D-Bus session bus (${oneLine(error.message, 120)}), so no keychain here`,
+      false,
+      "session-bus-missing",
     );
   }
   if (error instanceof DeadlineExpired) {
     if (error.call === TURN) {
       return result(
+        "hung",
         `another helper has been storing or forgetting this host for ${timeoutSeconds} s and has not finished; find and end it, or try again ${LIMIT}`,
       );
     }
@@ -59,47 +102,63 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
     const who =
       error.destination === BUS.destination ? "the D-Bus session bus" : "the Secret Service";
     return result(
+      "hung",
       `${who} did not answer ${error.call} within ${timeoutSeconds} s: it hangs or is overloaded; restart it (for example "gnome-keyring-daemon --replace") and try again ${LIMIT}`,
     );
   }
   if (error instanceof KeyringLocked) {
-    return result(
-      error.reason === "no-prompt"
-        ? `the keyring is locked, and no unlock prompt can be shown here (no desktop session): ${LOCKED}`
-        : "the keyring is locked, and its unlock prompt was dismissed: unlock it and try again",
-    );
+    return error.reason === "no-prompt"
+      ? locked("the keyring is locked, and no unlock prompt can be shown here (no desktop session)")
+      : result(
+          "locked",
+          "the keyring is locked, and its unlock prompt was dismissed",
+          false,
+          "unlock-prompt-dismissed",
+        );
   }
   if (error instanceof ItemGone) {
     // Searched again and again, and each time an item went before the next call: another
     // attempt, on a fresh connection after a pause, searches once more.
     return result(
+      "no-default-collection",
       "the keyring's items kept disappearing while in use (another program is deleting them); try again",
       true,
     );
   }
   if (error instanceof PromptDismissed) {
-    return result(`${error.message}: someone declined the request`);
+    return result("refused", `${error.message}: someone declined the request`);
   }
   if (error instanceof NoDefaultCollection) {
     return result(
-      `the keyring has no default collection: ${renderFix(fixFor("no-default-collection"))}, or ${fixFor("keyring-on-desktop").effect}; then try again`,
+      "no-default-collection",
+      "the keyring has no default collection to store in",
+      false,
+      "no-default-collection",
     );
   }
   if (error instanceof SessionError) {
     // Only an unlucky exchange is worth another; a service whose secrets do not decrypt
     // would fail the same way until the deadline.
-    return result(`the Secret Service's encrypted session failed: ${error.message}`, error.retry);
+    return result(
+      "broken",
+      `the Secret Service's encrypted session failed: ${error.message}`,
+      error.retry,
+    );
   }
   if (error instanceof UnexpectedReply || error instanceof WireError) {
-    return result(`the Secret Service sent a malformed reply: ${oneLine(error.message, 200)}`);
+    return result(
+      "broken",
+      `the Secret Service sent a malformed reply: ${oneLine(error.message, 200)}`,
+    );
   }
-  if (error instanceof DbusErrorReply) return diagnoseReply(error, result);
+  if (error instanceof DbusErrorReply) return diagnoseReply(error, result, locked);
   throw error;
 }
 
 function diagnoseReply(
   error: DbusErrorReply,
-  result: (summary: string, transient?: boolean) => Diagnosis,
+  result: (cause: Cause, summary: string, transient?: boolean, situation?: Situation) => Diagnosis,
+  locked: (summary: string) => Diagnosis,
 ): Diagnosis {
   const name = error.errorName;
   // The name is the peer's data too: a bus that does not check names could send any text.
@@ -109,18 +168,26 @@ function diagnoseReply(
     case "org.freedesktop.DBus.Error.ServiceUnknown":
     case "org.freedesktop.DBus.Error.NameHasNoOwner":
       return result(
-        `no Secret Service on the D-Bus session bus: ${renderFix(fixFor("secret-service-missing"))}, or start KWallet or KeePassXC (with its Secret Service integration on); ${HEADLESS}`,
+        "no-service",
+        "no Secret Service on the D-Bus session bus",
+        false,
+        "secret-service-missing",
       );
     case "org.freedesktop.Secret.Error.IsLocked":
-      return result(`the keyring is locked: ${LOCKED}`);
+      return locked("the keyring is locked");
     case "org.freedesktop.Secret.Error.NoSuchObject":
     case "org.freedesktop.DBus.Error.UnknownObject":
       // An item deleted meanwhile, or a collection that is gone: another attempt searches again.
-      return result("the keyring's collection or item disappeared while in use; try again", true);
+      return result(
+        "no-default-collection",
+        "the keyring's collection or item disappeared while in use; try again",
+        true,
+      );
     case "org.freedesktop.Secret.Error.NoSession":
       // A provider stopped and started anew between our OpenSession and this call: a fresh
       // connection opens a session with the new one.
       return result(
+        "broken",
         "the Secret Service no longer knows the encrypted session (it was restarted); try again",
         true,
       );
@@ -128,6 +195,7 @@ function diagnoseReply(
     case "org.freedesktop.DBus.Error.LimitsExceeded":
     case "org.freedesktop.DBus.Error.NoMemory":
       return result(
+        "hung",
         `the Secret Service is overloaded or stopped without answering (${name}); try again`,
         true,
       );
@@ -135,24 +203,44 @@ function diagnoseReply(
     case "org.freedesktop.DBus.Error.NotSupported":
     case "org.freedesktop.DBus.Error.UnknownMethod":
     case "org.freedesktop.DBus.Error.UnknownInterface":
-      return result(`the Secret Service refused the call (${name}: ${text})`);
+      return result("refused", `the Secret Service refused the call (${name}: ${text})`);
   }
   if (name.startsWith("org.freedesktop.DBus.Error.Spawn.")) {
     return result(
-      `the D-Bus session bus could not start a Secret Service (${shownName}); start gnome-keyring, KWallet or KeePassXC yourself; ${HEADLESS}`,
+      "no-service",
+      `the D-Bus session bus could not start a Secret Service (${shownName})`,
+      false,
+      "session-bus-missing",
     );
   }
-  return result(`the Secret Service failed: ${shownName}: ${text.replace(/(?<!\.)\.$/, "")}`);
+  return result(
+    "refused",
+    `the Secret Service failed: ${shownName}: ${text.replace(/(?<!\.)\.$/, "")}`,
+  );
 }
 
-/** The `CliError` for a failed keychain action: `could not read from the keychain: <cause>`. */
-export function keychainFailure(action: string, error: unknown, timeoutSeconds: number): CliError {
+/**
+ * The `CliError` for a failed keychain action: `could not read from the keychain: <cause>`,
+ * with the diagnosis's fix as data.
+ */
+export function keychainFailure(
+  action: string,
+  error: unknown,
+  timeoutSeconds: number,
+  circumstances: Circumstances = {},
+): CliError {
   if (error instanceof CliError) return error;
-  return new CliError(
-    `could not ${action} the keychain: ${diagnose(error, timeoutSeconds).summary}`,
-    undefined,
-    {
-      cause: error,
-    },
+  const { summary, fix } = diagnose(error, timeoutSeconds, circumstances);
+  return new CliError(`could not ${action} the keychain: ${summary}`, undefined, {
+    cause: error,
+    ...(fix === undefined ? {} : { fix }),
+  });
+}
+
+/** Whether `error` says the keyring is locked (the one failure `Circumstances` can refine). */
+export function isLockedFailure(error: unknown): boolean {
+  return (
+    (error instanceof KeyringLocked && error.reason === "no-prompt") ||
+    (error instanceof DbusErrorReply && error.errorName === "org.freedesktop.Secret.Error.IsLocked")
   );
 }

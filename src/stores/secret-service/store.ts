@@ -5,7 +5,8 @@ import type { CredentialStore } from "../../protocol/credential-store.ts";
 import type { Deadline } from "../../system/deadline.ts";
 import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
 import { BusConnection, BusUnavailable, DbusErrorReply } from "./connection.ts";
-import { diagnose, keychainFailure } from "./failures.ts";
+import { diagnose, isLockedFailure, keychainFailure } from "./failures.ts";
+import { startedWithUnlock } from "./started-with-unlock.ts";
 import {
   isLockedError,
   ItemGone,
@@ -102,6 +103,11 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
         return await operation(await connect(withSession));
       } catch (error) {
         if (error instanceof CliError) throw error;
+        // Only a locked keyring asks more: whether gnome-keyring was given a password.
+        const circumstances =
+          isLockedFailure(error) && client !== undefined
+            ? { startedWithUnlock: await client.startedWithUnlock() }
+            : {};
         client?.close();
         client = undefined;
         const { transient } = diagnose(error, deadline.seconds);
@@ -110,7 +116,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
         const retrySession = error instanceof SessionError && freshSessions++ === 0;
         const backoff = Math.min(1000, 50 * 2 ** round) * (1 + Math.random() / 2);
         if (!(transient || retrySession) || deadline.now() + backoff >= deadline.at) {
-          throw keychainFailure(action, error, deadline.seconds);
+          throw keychainFailure(action, error, deadline.seconds, circumstances);
         }
         await deadline.sleep(backoff);
       }
@@ -167,7 +173,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
       // will fail.
       if ((await defaultCollection) === undefined) {
         options.warn(
-          `warning: the keyring has no default collection, so nothing can be stored in it; before terraform login, ${renderFix(fixFor("no-default-collection"))}, or ${fixFor("keyring-on-desktop").effect}`,
+          `warning: the keyring has no default collection, so terraform login cannot store a token; ${renderFix(fixFor("no-default-collection"))}`,
         );
       }
       return undefined;
@@ -396,6 +402,11 @@ class Client {
       this.opened.catch(ignore);
     }
     return this.opened;
+  }
+
+  /** Whether the Secret Service was started with --unlock (started-with-unlock.ts). */
+  startedWithUnlock(): Promise<boolean> {
+    return startedWithUnlock(this.connection);
   }
 
   close(): void {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { Situation } from "../../../../src/fixes.ts";
 import { describe, test } from "node:test";
 import { CliError, ExitCode } from "../../../../src/errors.ts";
 import {
@@ -27,6 +28,8 @@ interface Row {
   readonly transient: boolean;
   /** Text the summary must hold. */
   readonly says: RegExp;
+  /** The situation of the one fix it carries, when it carries one. */
+  readonly fix?: Situation;
 }
 
 /** An error reply whose text is SECRET_TEXT. */
@@ -38,7 +41,8 @@ const REPLIES_THAT_HIDE_THEIR_TEXT: readonly Row[] = [
     name: "ServiceUnknown",
     error: reply("org.freedesktop.DBus.Error.ServiceUnknown"),
     transient: false,
-    says: /^no Secret Service on the D-Bus session bus: run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock --components=secrets" .*, or start KWallet or KeePassXC .*--backend pass/,
+    says: /^no Secret Service on the D-Bus session bus$/,
+    fix: "secret-service-missing",
   },
   {
     name: "NameHasNoOwner",
@@ -62,7 +66,8 @@ const REPLIES_THAT_HIDE_THEIR_TEXT: readonly Row[] = [
     name: "IsLocked",
     error: reply("org.freedesktop.Secret.Error.IsLocked"),
     transient: false,
-    says: /^the keyring is locked: run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock --components=secrets" .*; then try again$/,
+    says: /^the keyring is locked$/,
+    fix: "keyring-locked",
   },
   {
     name: "NoSuchObject",
@@ -141,7 +146,8 @@ const CLIENT_ERRORS: readonly Row[] = [
       "ENOENT",
     ),
     transient: false,
-    says: /^no D-Bus session bus \(could not connect to the D-Bus session bus: connect ENOENT \/x\/bus\): log in to a desktop session, or run "dbus-run-session -- sh -c '[^"]+'" \(.*--backend pass/,
+    says: /^no D-Bus session bus \(could not connect to the D-Bus session bus: connect ENOENT \/x\/bus\), so no keychain here$/,
+    fix: "session-bus-missing",
   },
   {
     name: "BusUnavailable with code EAGAIN (a busy bus)",
@@ -180,19 +186,22 @@ const CLIENT_ERRORS: readonly Row[] = [
     name: "KeyringLocked, no prompt possible",
     error: new KeyringLocked("no-prompt"),
     transient: false,
-    says: /^the keyring is locked, and no unlock prompt can be shown here \(no desktop session\): run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock/,
+    says: /^the keyring is locked, and no unlock prompt can be shown here \(no desktop session\)$/,
+    fix: "keyring-locked",
   },
   {
     name: "KeyringLocked, prompt dismissed",
     error: new KeyringLocked("dismissed"),
     transient: false,
-    says: /^the keyring is locked, and its unlock prompt was dismissed: unlock it and try again$/,
+    says: /^the keyring is locked, and its unlock prompt was dismissed$/,
+    fix: "unlock-prompt-dismissed",
   },
   {
     name: "NoDefaultCollection",
     error: new NoDefaultCollection(),
     transient: false,
-    says: /^the keyring has no default collection: run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock --components=secrets" .*KWallet Manager.*; then try again$/,
+    says: /^the keyring has no default collection to store in$/,
+    fix: "no-default-collection",
   },
   {
     name: "PromptDismissed",
@@ -257,6 +266,7 @@ describe("diagnose", () => {
       const diagnosis = diagnose(row.error, TIMEOUT_SECONDS);
       assert.equal(diagnosis.transient, row.transient);
       assert.match(diagnosis.summary, row.says);
+      if (row.fix !== undefined) assert.deepEqual(diagnosis.fix, { situation: row.fix });
       assertOneLineSummary(diagnosis.summary);
     });
   }
@@ -381,4 +391,21 @@ describe("keychainFailure", () => {
     assert.match(failure.message, /zero byte/);
     assert.doesNotMatch(failure.message, /another session/);
   });
+});
+
+describe("a locked keyring under a gnome-keyring started with --unlock", () => {
+  for (const error of [
+    new KeyringLocked("no-prompt"),
+    reply("org.freedesktop.Secret.Error.IsLocked"),
+  ]) {
+    test(`${error.name}: says the password may have been wrong, with its own fix`, () => {
+      const diagnosis = diagnose(error, TIMEOUT_SECONDS, { startedWithUnlock: true });
+      assert.match(
+        diagnosis.summary,
+        /^the keyring is locked, although gnome-keyring was started with --unlock: the password it was given may have been wrong$/,
+      );
+      assert.deepEqual(diagnosis.fix, { situation: "keyring-password-wrong" });
+      assert.deepEqual(diagnose(error, TIMEOUT_SECONDS).fix, { situation: "keyring-locked" });
+    });
+  }
 });
