@@ -155,7 +155,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     assert.equal(outcome.code, 0);
     assert.match(
       outcome.stdout,
-      /^warning: the keychain cannot store tokens here yet: no D-Bus session bus.*add --backend pass to the helper's args\n$/m,
+      /^warning: the keychain cannot store tokens here yet: no D-Bus session bus.*\n {6}fix: run ".* --backend pass install --force" .*\n$/m,
     );
     assert.doesNotMatch(outcome.stdout, /instead/, "pass is not installed either");
   });
