@@ -45,16 +45,18 @@ export interface SearchScope {
  * every locked collection (KeePassXC and KWallet hide a locked collection's items from a
  * search altogether; a provider that lists them in the search's second list, as the API
  * asks, hides nothing, and its collections need no look). One `Unlock` for all of them, then one
- * search again.
+ * search again. `first` is the first search, when the caller has made it already.
  */
 export async function searchUnlocked(
   api: LockedPlacesApi,
   query: Readonly<Record<string, string>>,
   scope: SearchScope,
   listsLockedItems: () => Promise<boolean>,
+  first?: SearchResult,
 ): Promise<Found> {
   for (let round = 0; ; round++) {
-    const { unlocked, locked } = await api.searchItems(query);
+    const { unlocked, locked } =
+      round === 0 && first !== undefined ? first : await api.searchItems(query);
     const items = [...unlocked, ...locked];
     const { unlockReadable } = scope;
     // A few hundred reads in flight at a time, not one per item at once: list's 60,000

@@ -127,10 +127,19 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
    * CreateItem would replace another's item (keepassxreboot/keepassxc#9255); KWallet is
    * given turns as well, as nothing says it needs none.
    */
-  const takeTurnUnlessGnome = async (client: Client, host: Hostname): Promise<boolean> => {
-    const gnome = await client.isGnomeKeyring();
-    if (!gnome) await client.takeTurn(`${service}\n${host}`);
-    return gnome;
+  const takeTurnUnlessGnome = async (
+    client: Client,
+    host: Hostname,
+  ): Promise<{ gnome: boolean; searched: SearchResult | undefined }> => {
+    // The first search leaves with the question, in the first write: on gnome-keyring it is
+    // the one that counts; elsewhere the search is made again once the turn is ours.
+    const [gnome, searched] = await Promise.all([
+      client.isGnomeKeyring(),
+      client.api.searchItems(ours(host)),
+    ]);
+    if (gnome) return { gnome, searched };
+    await client.takeTurn(`${service}\n${host}`);
+    return { gnome, searched: undefined };
   };
 
   return {
@@ -206,11 +215,11 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
         await attempt("write to", async (client) => {
           const { api } = client;
           const session = client.session();
-          const gnome = await takeTurnUnlessGnome(client, host);
+          const { gnome, searched } = await takeTurnUnlessGnome(client, host);
           /** Searched (again): an unlock may show an item of ours it hid. */
-          const plan = async () =>
-            planWrite(api, await api.searchItems(ours(host)), service, host, gnome);
-          const first = await plan();
+          const plan = async (found?: SearchResult) =>
+            planWrite(api, found ?? (await api.searchItems(ours(host))), service, host, gnome);
+          const first = await plan(searched);
           let { write } = first;
           // A locked item shows gnome-keyring's hashed attributes, and a locked collection
           // hides its items (KeePassXC): whether one of them is ours shows only once it is
@@ -259,8 +268,14 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     async forget(host) {
       await attempt("delete from", async (client) => {
         const { api } = client;
-        const gnome = await takeTurnUnlessGnome(client, host);
-        const { items } = await searchUnlocked(api, ours(host), EVERYTHING, async () => gnome);
+        const { gnome, searched } = await takeTurnUnlessGnome(client, host);
+        const { items } = await searchUnlocked(
+          api,
+          ours(host),
+          EVERYTHING,
+          async () => gnome,
+          searched,
+        );
         await Promise.all(items.map((item) => deleteIfThere(api, item)));
         client.endTurn();
       });
