@@ -1,20 +1,43 @@
 // `npm run fixture [-- --backend pass] [-- --service NAME]`: starts the HTTPS registry
 // fixture the e2e tests use, for trying the helper by hand against a real `terraform`.
-// Prints the host, a CLI config whose credentials_helper block carries the helper options
-// given here (use those of your installed block), a main.tf that uses both the module
+// Prints the host, a CLI config whose credentials_helper block names the store of the
+// options given here, else of the installed block (as the helper picks it), a main.tf that uses both the module
 // registry and the provider mirror, and the CA to trust; then serves until Ctrl-C (which
 // deletes its temporary CA and keys).
+import os from "node:os";
 import { parseArgs } from "node:util";
+import { installedBlock } from "../src/commands/installed-block.ts";
+import {
+  followBlock,
+  namesStore,
+  optionsOfArgs,
+  parseBackend,
+  parseServiceName,
+} from "../src/system/options.ts";
 import { renderCredentialsHelper } from "../src/terraform/cli-config.ts";
 import { newToken, startFixtureServer } from "../test/e2e/support/fixture-server.ts";
 
 const { values } = parseArgs({
   options: { backend: { type: "string" }, service: { type: "string" } },
 });
-const helperArgs = [
-  ...(values.service === undefined ? [] : ["--service", values.service]),
-  ...(values.backend === undefined ? [] : ["--backend", values.backend]),
-];
+// The store as the helper's own rule picks it: these options when they name one, else the
+// installed block's in effect, else the defaults; both written out, as install writes them.
+const given = {
+  ...(values.backend === undefined ? {} : { backend: parseBackend(values.backend) }),
+  ...(values.service === undefined ? {} : { service: parseServiceName(values.service) }),
+};
+const block = namesStore(given)
+  ? undefined
+  : installedBlock({
+      env: process.env,
+      platform: process.platform,
+      arch: process.arch,
+      homedir: os.homedir(),
+      execPath: process.execPath,
+      isSea: false,
+    });
+const { options } = followBlock(given, optionsOfArgs(block?.args ?? []) ?? {});
+const helperArgs = ["--backend", options.backend, "--service", options.service];
 const token = process.env.FIXTURE_TOKEN || newToken();
 const server = await startFixtureServer({ token });
 const { module, provider } = server;
@@ -24,8 +47,7 @@ const lines = [
   `CA:    ${server.caFile}   (trust it: export SSL_CERT_FILE=${server.caFile})`,
   `token: ${token}   (a throwaway: paste it at "terraform login ${server.host}"; set FIXTURE_TOKEN to choose it)`,
   "",
-  "CLI config (e.g. in a file named by TF_CLI_CONFIG_FILE; the block's args must be your installed block's:",
-  "npm run fixture -- --backend pass when you installed with --backend pass):",
+  `CLI config (e.g. in a file named by TF_CLI_CONFIG_FILE; its block names the store ${block === undefined ? "the options given here or the defaults name" : `your installed block in ${block.file} names`}):`,
   renderCredentialsHelper("keychain", helperArgs).trimEnd(),
   "provider_installation {",
   `  network_mirror { url = "${server.mirrorUrl}" }`,

@@ -29,7 +29,8 @@ echo "== the plan"
 from_sources=(node_modules/.bin/tsx src/main.ts ${helper_options[@]+"${helper_options[@]}"})
 if ! { refusal=$("${from_sources[@]}" install --dry-run ${install_options[@]+"${install_options[@]}"} 2>&1 >&3); } 3>&1; then
   printf '%s\n' "$refusal" >&2
-  if [[ "$refusal" == *--force* && " ${install_options[*]-} " != *" --force "* ]]; then
+  # From the sources install's refusal names no command: this script gives its own.
+  if [[ "$refusal" == *"already sets credentials_helper"* && " ${install_options[*]-} " != *" --force "* ]]; then
     # printf with no argument would still print one empty, quoted word.
     given=""
     [[ $# -eq 0 ]] || given=$(printf ' %q' "$@")

@@ -1,22 +1,28 @@
+import type { FixNeeded } from "./fixes.ts";
+
 /** Exit codes. Terraform only tells zero from non-zero; `Usage` marks a malformed call. */
 export const ExitCode = { Ok: 0, Failure: 1, Usage: 2 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /**
  * An error meant for the person (or Terraform) that ran us. `message` is what they read on
- * stderr: what failed and what to do about it. It never contains a secret.
+ * stderr: what failed (and, without a `fix`, what to do about it). `fix` is the one fix that
+ * applies, as data: cli/ renders it after the message, filled with this call's command and
+ * options. Neither ever contains a secret.
  */
 export class CliError extends Error {
   readonly exitCode: ExitCode;
+  readonly fix: FixNeeded | undefined;
 
   constructor(
     message: string,
     exitCode: ExitCode = ExitCode.Failure,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; fix?: FixNeeded },
   ) {
     super(message, options);
     this.name = "CliError";
     this.exitCode = exitCode;
+    this.fix = options?.fix;
   }
 }
 

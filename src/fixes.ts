@@ -3,12 +3,16 @@
  * (exactly as printed), and what that command changes. Where no command can fix a situation
  * safely, `command` is absent and `effect` says what to do instead.
  *
- * Commands may hold placeholders in capitals: `HELPER` (the helper's command line, with its
- * options and profile), `HOST`, `VARIABLES`, `KEY` (a gpg key id), `RECIPIENTS` (gpg's `-r` options for the store's keys), filled by
- * `fixFor`; `PASSWORD` is the person's
- * to type, and the effect says what it is. Each situation has an integration test that builds
- * it for real, runs the printed command through a shell, and then uses the helper
- * (test/integration/printed-fixes.test.ts); docs/usage.md shows the same commands.
+ * Commands may hold placeholders in capitals: `HELPER` (the helper's command: in doctor its
+ * options and profile too), `ARGS` (the options of the call that failed, less those the
+ * command names itself), `HOST`, `VARIABLES`, `KEY` (a gpg key id), `RECIPIENTS` (gpg's `-r`
+ * options for the store's keys), filled by `fixFor`; `PASSWORD` is the person's to type, and
+ * the effect says what it is. An error carries its situation (`FixNeeded`, on `CliError`)
+ * and cli/ renders it with this call's values: one fix per error, last on its line. Each
+ * situation with a command has an integration test that builds it for real, runs the
+ * printed command through a shell, and then uses the helper
+ * (test/integration/printed-fixes.test.ts); docs/usage.md shows the same commands, and
+ * doctor the alternatives.
  */
 export interface Fix {
   /** The state of the machine this fix is for. */
@@ -26,13 +30,28 @@ const GNOME_KEYRING_UNLOCK = {
   // which then answers for no collection at all; --replace takes over from the running one.
   command: "echo -n PASSWORD | gnome-keyring-daemon --replace --unlock --components=secrets",
   effect:
-    'starts gnome-keyring in place of any running one; it unlocks the "login" keyring with PASSWORD, your login password, or creates it: an empty PASSWORD creates none',
+    'PASSWORD: your login password; it unlocks the "login" keyring or creates it, and an empty PASSWORD creates none',
+} as const;
+
+const USE_PASS = {
+  command: "HELPER --backend pass ARGS install --force",
+  effect: "Terraform and the helper then keep tokens in pass, gpg-encrypted",
 } as const;
 
 /** Every fix, by situation. */
 export const FIXES = {
   "session-bus-missing": {
-    situation: "no D-Bus session bus: an SSH session, a container, a service",
+    ...USE_PASS,
+    situation:
+      "no D-Bus session bus, as on a server, over SSH, in a container or a CI job: no keychain can be reached",
+  },
+  "credential-manager-unusable": {
+    ...USE_PASS,
+    situation:
+      "Windows Credential Manager cannot be used: the logon session has no user profile (a service, a scheduled task)",
+  },
+  "session-bus-for-a-shell": {
+    situation: "no D-Bus session bus, and GNOME Keyring wanted all the same (an alternative)",
     // No double quotes inside: the helper prints the command within them.
     command:
       "dbus-run-session -- sh -c 'echo -n PASSWORD | gnome-keyring-daemon --replace --unlock --components=secrets >/dev/null && exec ${SHELL:-sh}'",
@@ -42,6 +61,37 @@ export const FIXES = {
   "secret-service-missing": GNOME_KEYRING_UNLOCK,
   "no-default-collection": GNOME_KEYRING_UNLOCK,
   "keyring-locked": GNOME_KEYRING_UNLOCK,
+  "keyring-password-wrong": {
+    ...GNOME_KEYRING_UNLOCK,
+    situation:
+      "the login keyring stays locked right after gnome-keyring-daemon --unlock was given a password: the password may have been wrong",
+    effect: "with PASSWORD the password the login keyring was made with",
+  },
+  "no-default-chosen": {
+    situation: "the Secret Service has collections, but none is the default",
+    effect:
+      "make one the default (KWallet Manager: Configure, Default wallet; Seahorse: Set as default)",
+  },
+  "unlock-prompt-dismissed": {
+    situation: "the keyring's unlock prompt was dismissed",
+    effect: "unlock it when the prompt shows again, then try again",
+  },
+  "install-over-other-helper": {
+    situation: "the CLI config already names another credentials helper: Terraform runs only one",
+    command: "HELPER ARGS install --force",
+    effect: "replaces that block with this helper's",
+  },
+  "install-from-source": {
+    situation: "install run from the sources: it copies the built executable",
+    command: "npm run build && dist/terraform-credentials-keychain ARGS install",
+    effect: "builds the executable and installs it",
+  },
+  "store-needs-doctor": {
+    situation:
+      "a store that fails in a way whose fix depends on more of the machine than the call saw (which gpg keys there are)",
+    command: "HELPER ARGS doctor",
+    effect: "looks at the store and the machine, and prints the fix",
+  },
   "keyring-on-desktop": {
     situation:
       "KWallet or KeePassXC serves the Secret Service, or a desktop session shows the keyring",
@@ -67,6 +117,16 @@ export const FIXES = {
     effect:
       "Terraform then asks the helper for their hosts in this shell; first log in with terraform login to any of them that HELPER list does not show, and remove the variables also where they are set (a shell profile, .envrc, CI settings)",
   },
+  "pass-missing": {
+    situation: "pass is not installed, or not on PATH",
+    effect:
+      "install pass and gnupg with the system's package manager (apt-get install pass gnupg), then try again",
+  },
+  "pass-store-dir-relative": {
+    situation:
+      "PASSWORD_STORE_DIR is a relative path: Terraform runs the helper from each configuration's directory",
+    effect: "set PASSWORD_STORE_DIR to an absolute path, or unset it",
+  },
   "pass-store-missing": {
     situation:
       "pass is installed and gpg has a secret key, but the password store is not initialised",
@@ -88,7 +148,7 @@ export const FIXES = {
     // stdin is the pipe); --trust-model always, as an imported key may carry no trust.
     command: "export GPG_TTY=$(tty) && gpg --trust-model always -e RECIPIENTS </dev/null | gpg -d",
     effect:
-      "asks for the passphrase of the store's key once; gpg-agent keeps it for its cache time (default-cache-ttl, 10 minutes unless set), so on build machines use a key without a passphrase",
+      "gpg-agent asks for the key's passphrase once and keeps it for its cache time (default-cache-ttl); build machines want a key without one",
   },
   "gpg-agent-hung": {
     situation: "the gpg-agent that pass's gpg talks to does not answer (hung or stopped)",
@@ -105,24 +165,54 @@ export const FIXES = {
 
 export type Situation = keyof typeof FIXES;
 
-type Placeholder = "HELPER" | "HOST" | "VARIABLES" | "KEY" | "RECIPIENTS";
+type Placeholder = "HELPER" | "ARGS" | "HOST" | "VARIABLES" | "KEY" | "RECIPIENTS";
+
+/** The values a fix's placeholders take. */
+export type FixValues = Readonly<Partial<Record<Placeholder, string>>>;
+
+/**
+ * The fix an error needs, as data that travels with it (`CliError.fix`): its situation and
+ * the values only the failing code knows (a key, recipients). cli/ adds the call's own
+ * (`HELPER`, `ARGS`) when it renders the error.
+ */
+export interface FixNeeded {
+  readonly situation: Situation;
+  readonly values?: FixValues;
+}
 
 /** The fix for `situation`, its placeholders filled from `values` (others stay as they are). */
-export function fixFor(
-  situation: Situation,
-  values: Readonly<Partial<Record<Placeholder, string>>> = {},
-): Fix {
+export function fixFor(situation: Situation, values: FixValues = {}): Fix {
   const fix: Fix = FIXES[situation];
   const fill = (text: string) =>
-    text.replace(
-      /\b(HELPER|HOST|VARIABLES|KEY|RECIPIENTS)\b/g,
-      (name) => values[name as Placeholder] ?? name,
-    );
+    text
+      // An empty ARGS goes with the space before it.
+      .replace(/ ARGS\b/g, values.ARGS === "" ? "" : " ARGS")
+      .replace(
+        /\b(HELPER|ARGS|HOST|VARIABLES|KEY|RECIPIENTS)\b/g,
+        (name) => values[name as Placeholder] ?? name,
+      );
   return {
     situation: fix.situation,
     ...(fix.command === undefined ? {} : { command: fill(fix.command) }),
     effect: fill(fix.effect),
   };
+}
+
+/**
+ * The fix an error or a probe needs, filled for where it is printed: `helper` is the
+ * helper's command as a person runs it there, and `args(named)` this call's options as a
+ * command line, less the options in `named`, which the fix's command sets itself.
+ */
+export function fixWith(
+  needed: FixNeeded,
+  helper: string,
+  args: (named: readonly string[]) => string,
+): Fix {
+  const command: string = (FIXES[needed.situation] as Fix).command ?? "";
+  const named = [...command.matchAll(/--(service|backend|timeout)\b/g)].map(
+    (match) => match[1] ?? "",
+  );
+  return fixFor(needed.situation, { HELPER: helper, ARGS: args(named), ...needed.values });
 }
 
 /** How a fix reads in a one-line message: `run "COMMAND" (EFFECT)`, or what to do instead. */

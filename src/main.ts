@@ -7,7 +7,6 @@ import {
   isTerminal,
   standardInput,
   standardOutput,
-  streamKind,
   streamsWereUsed,
 } from "./system/standard-streams.ts";
 import { openStore } from "./stores/open-store.ts";
@@ -49,9 +48,6 @@ async function main(): Promise<number> {
         return isTerminal(1);
       },
       stderr: standardOutput(2, () => process.stderr),
-      get streams() {
-        return [streamKind(0), streamKind(1), streamKind(2)] as const;
-      },
       env: process.env,
       platform: process.platform,
       arch: process.arch,

@@ -49,10 +49,9 @@ const VERB_DESCRIPTIONS: Record<ProtocolVerb, string> = {
 
 /** How every command but install picks its store, below each command's help. */
 const STORE_RULE = `
-Without --backend or --service, every command but install takes them from the installed
-credentials_helper block, except get, store and forget run with the streams Terraform gives a
-helper (no terminal: stdin /dev/null or a pipe, stdout a pipe or /dev/null, stderr a pipe),
-which use only their own command line.`;
+One rule for every call, Terraform's, a script's or yours: the store is the one its command
+line names with --backend or --service, else the one the args of the credentials_helper block
+in effect name, else the default (--backend keychain --service terraform-credentials).`;
 
 /**
  * Parses a command line that is not the protocol's fast path (see protocolCall) and runs
@@ -263,7 +262,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
       const options = await follow(givenOptions(command), say(io));
       const [{ runDoctor }, { helperArgs }, { renderDoctor }] = await Promise.all([
         import("../commands/doctor.ts"),
-        import("../commands/install.ts"),
+        import("../commands/command-line.ts"),
         import("./render.ts"),
       ]);
       // Without a way to the network (tests in-process), the token check is left out.

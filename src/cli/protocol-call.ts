@@ -1,5 +1,4 @@
 import { leadingOptions, type GlobalOptions } from "../system/options.ts";
-import type { StandardStreams } from "../system/io.ts";
 
 export const PROTOCOL_VERB_NAMES = ["get", "store", "forget"] as const;
 export type ProtocolVerb = (typeof PROTOCOL_VERB_NAMES)[number];
@@ -28,28 +27,6 @@ export function protocolCall(argv: readonly string[]): ProtocolCall | undefined 
   const verb = PROTOCOL_VERB_NAMES.find((name) => name === verbName);
   if (verb === undefined || hostname === undefined || hostname.startsWith("-")) return undefined;
   return { verb, hostname, given: leading.options };
-}
-
-/**
- * Whether a verb runs with the standard streams Terraform and OpenTofu give a helper
- * (svchost's helper_program.go runs it through Go's os/exec, which connects a stream it is
- * not given to the null device): `get` reads the null device and writes to a pipe, `store`
- * reads a pipe and writes to the null device, `forget` has the null device on both, and
- * stderr is always a pipe. A person at a terminal, or a script with a terminal or its own
- * stdin, has other streams. Unknown streams count as Terraform's.
- */
-export function calledAsTerraformCalls(
-  verb: ProtocolVerb,
-  streams: StandardStreams | undefined,
-): boolean {
-  if (streams === undefined) return true;
-  const [stdin, stdout, stderr] = streams;
-  const expected = {
-    get: ["null device", "pipe"],
-    store: ["pipe", "null device"],
-    forget: ["null device", "null device"],
-  }[verb];
-  return stdin === expected[0] && stdout === expected[1] && stderr === "pipe";
 }
 
 /**

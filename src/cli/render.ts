@@ -2,9 +2,16 @@ import { CliError } from "../errors.ts";
 import { printable } from "../quote.ts";
 import type { Check } from "../commands/doctor.ts";
 import type { AppliedStep } from "../commands/cli-config-edits.ts";
-import { commandLine, storeName, withVariable } from "../commands/command-line.ts";
+import {
+  argsWithout,
+  commandLine,
+  helperArgs,
+  storeName,
+  withVariable,
+} from "../commands/command-line.ts";
+import { fixWith, renderFix } from "../fixes.ts";
 import { leftBehind, type ImportResult } from "../commands/import.ts";
-import { helperArgs, type InstallResult } from "../commands/install.ts";
+import type { InstallResult } from "../commands/install.ts";
 import type { ListResult } from "../commands/list.ts";
 import type { UninstallResult } from "../commands/uninstall.ts";
 import type { Io } from "../system/io.ts";
@@ -89,7 +96,12 @@ export function renderInstall(io: Io, result: InstallResult): void {
     );
   } else if (storeProblem?.backend === "pass") {
     say(`warning: pass cannot store tokens here yet: ${storeProblem.summary}`);
-    if (storeProblem.fix !== undefined) say(`      fix: ${storeProblem.fix}`);
+    if (storeProblem.fix !== undefined) {
+      const fix = fixWith(storeProblem.fix, inProfile([next.helper]), (named) =>
+        commandLine(argsWithout(helperArgs(options), named), io.platform),
+      );
+      say(`      fix: ${renderFix(fix)}`);
+    }
   }
 }
 

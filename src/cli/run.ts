@@ -3,20 +3,11 @@ import { MAX_CREDENTIALS_BYTES } from "../protocol/credentials-object.ts";
 import * as verbs from "../protocol/verbs.ts";
 import type { CredentialStore } from "../stores/credential-store.ts";
 import type { Io } from "../system/io.ts";
-import {
-  DEFAULT_TIMEOUT_SECONDS,
-  followBlock,
-  timeoutSeconds,
-  type GlobalOptions,
-} from "../system/options.ts";
+import { DEFAULT_TIMEOUT_SECONDS, timeoutSeconds, type GlobalOptions } from "../system/options.ts";
 import type { VerbHandlers } from "./program.ts";
-import {
-  calledAsTerraformCalls,
-  isStoreCall,
-  protocolCall,
-  type ProtocolVerb,
-} from "./protocol-call.ts";
-import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
+import { followedOptions } from "./followed-options.ts";
+import { isStoreCall, protocolCall } from "./protocol-call.ts";
+import { normalizeHostname } from "../protocol/hostname.ts";
 import { drainInput, readInput, timedOutMessage, type InputLimits } from "./read-input.ts";
 import { oneLine } from "../quote.ts";
 import type { CommandRunner } from "../commands/exec.ts";
@@ -76,38 +67,26 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     return readInput(io.stdin, await bounded(limits));
   };
 
-  // Terraform's calls use the args it passes and nothing else (no file is read); a person's,
-  // and a script's with a terminal or its own stdin, follow the installed block as list and
-  // exec do, so that everything typed reaches the store Terraform reaches.
+  // One rule for every call, Terraform's, a script's and a person's: the store its line
+  // names, else the installed block's, else the defaults (followed-options.ts).
   const withStore = async <T>(
-    verb: ProtocolVerb,
     given: Partial<GlobalOptions>,
-    host: Hostname,
     use: (store: CredentialStore) => Promise<T>,
   ): Promise<T> => {
-    const asTerraform = calledAsTerraformCalls(verb, io.streams);
-    const options = asTerraform
-      ? followBlock(given, {}).options
-      : await (await import("./followed-options.ts")).followedOptions(io, given);
-    try {
-      return await use(await openStore(options));
-    } catch (error) {
-      const { adviceTheBlockHas } = await import("./followed-options.ts");
-      throw await adviceTheBlockHas(io, error, { verb, host, given, asTerraform });
-    }
+    return use(await openStore(await followedOptions(io, given)));
   };
   const verbHandlers: VerbHandlers = {
     async get(given, host) {
-      const found = await withStore("get", given, host, (store) => verbs.get(store, host));
+      const found = await withStore(given, (store) => verbs.get(store, host));
       io.stdout.write(`${found}\n`);
     },
     async store(given, host) {
       // Read to EOF before anything can fail, as the protocol asks.
       const input = await readStdin(given);
-      await withStore("store", given, host, (store) => verbs.store(store, host, input));
+      await withStore(given, (store) => verbs.store(store, host, input));
     },
     async forget(given, host) {
-      await withStore("forget", given, host, (store) => verbs.forget(store, host));
+      await withStore(given, (store) => verbs.forget(store, host));
     },
   };
 
@@ -156,17 +135,19 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
       await beforeSecret();
       await drainInput(io.stdin, await bounded(limits));
     }
-    return report(error, io, isCommanderError);
+    return await report(error, io, argv, isCommanderError);
   }
 }
 
-function report(
+async function report(
   error: unknown,
   io: Io,
+  argv: readonly string[],
   isCommanderError: (error: unknown) => error is { code: string },
-): ExitCode {
+): Promise<ExitCode> {
   if (error instanceof CliError) {
-    io.stderr.write(`${error.message}\n`);
+    const { errorLine } = await import("./error-line.ts");
+    io.stderr.write(`${await errorLine(error, io, argv)}\n`);
     if (debugging(io.env) && error.cause instanceof Error) {
       io.stderr.write(`cause: ${error.cause.stack ?? error.cause.message}\n`);
     }

@@ -1,4 +1,4 @@
-import type { GlobalOptions } from "../system/options.ts";
+import { DEFAULT_SERVICE, type GlobalOptions } from "../system/options.ts";
 
 /**
  * A command line a person can paste into their shell and run as printed: words made only of
@@ -52,4 +52,25 @@ export function profileVariable(
 /** How messages name the store the options select. */
 export function storeName(backend: GlobalOptions["backend"]): string {
   return backend === "pass" ? "pass" : "the keychain";
+}
+
+/** `args` (option words) less the options named in `named` and their values. */
+export function argsWithout(args: readonly string[], named: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] ?? "";
+    const option = /^--(service|backend|timeout)(=.*)?$/s.exec(word);
+    if (option !== null && named.includes(option[1] ?? "")) {
+      if (option[2] === undefined) i++;
+    } else kept.push(word);
+  }
+  return kept;
+}
+
+/** The shortest options that select the same store as these: for commands a person types. */
+export function helperArgs(options: Pick<GlobalOptions, "backend" | "service">): string[] {
+  return [
+    ...(options.backend === "keychain" ? [] : ["--backend", options.backend]),
+    ...(options.service === DEFAULT_SERVICE ? [] : ["--service", options.service]),
+  ];
 }

@@ -5,7 +5,8 @@ import type { CredentialStore } from "../stores/credential-store.ts";
 import { probePass } from "../stores/pass/pass-probe.ts";
 import { PROBE_TIMEOUT_SECONDS, type ProbeResult } from "../stores/probe-result.ts";
 import { probeSecretService } from "../stores/secret-service/probe.ts";
-import { fixFor, renderFix } from "../fixes.ts";
+import { fixFor, fixWith, renderFix, type FixNeeded } from "../fixes.ts";
+import { CliError } from "../errors.ts";
 import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
 import {
   describeSends,
@@ -23,12 +24,21 @@ import { readTextIfExists } from "../system/files.ts";
 import { printable } from "../quote.ts";
 import { viewsOf } from "./read-view.ts";
 import { outputOf } from "../system/probe-output.ts";
-import { commandLine, profileVariable, storeName, withVariable } from "./command-line.ts";
+import {
+  argsWithout,
+  commandLine,
+  helperArgs as shortestArgs,
+  profileVariable,
+  storeName,
+  withVariable,
+} from "./command-line.ts";
 import { helperCommand, linksTo } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
 import {
-  DEFAULT_SERVICE,
+  followBlock,
+  namesStore,
   optionsOfArgs,
+  storeOfArgs,
   TIMEOUT_VARIABLE,
   timeoutSeconds,
 } from "../system/options.ts";
@@ -60,7 +70,11 @@ export async function runDoctor(
   const views = viewsOf(io);
   // A block already in place keeps its args: install with other args would be refused, and
   // --force would drop them (a profile's --service).
-  const blockArgs = installedBlock(io)?.args;
+  const inBlock = installedBlock(io)?.args;
+  const fromBlock = inBlock === undefined ? undefined : optionsOfArgs(inBlock);
+  // In their shortest form: install writes both options whatever it is given.
+  const blockArgs =
+    fromBlock === undefined ? inBlock : shortestArgs(followBlock({}, fromBlock).options);
   const installation = await installationCheck(
     io,
     version,
@@ -91,7 +105,14 @@ export async function runDoctor(
   // Opened once, by the store check when the probe allows it; the token check reuses it.
   let opened: Promise<CredentialStore> | undefined;
   const openOnce = () => (opened ??= Promise.resolve().then(openStore));
-  checks.unshift(...(await storeChecks(io, options, openOnce, switchTo, stacksNote)));
+  // A fix as data, rendered with the helper's command and these options.
+  const renderNeeded = (needed: FixNeeded) =>
+    renderFix(
+      fixWith(needed, inProfile([executable]), (named) =>
+        commandLine(argsWithout(helperArgs, named), io.platform),
+      ),
+    );
+  checks.unshift(...(await storeChecks(io, options, openOnce, switchTo, stacksNote, renderNeeded)));
 
   for (const { view, tools } of mainFiles(views)) {
     const file = view.mainFile;
@@ -146,6 +167,7 @@ async function storeChecks(
   openStore: () => CredentialStore | Promise<CredentialStore>,
   switchTo: (backend: GlobalOptions["backend"]) => string,
   stacksNote: (hosts: readonly string[]) => string | undefined,
+  renderNeeded: (needed: FixNeeded) => string,
 ): Promise<Check[]> {
   // Each probe waits as long as --timeout (or the variable) says before it calls its store
   // hung; without either, doctor's own shorter default: a person is waiting, and no probe
@@ -157,50 +179,59 @@ async function storeChecks(
   const keychain = await probeKeychain(io, options.service, timeout);
   const pass = await probePass(io.env, io.homedir, io.platform, timeout * 1000);
   const probes: Record<GlobalOptions["backend"], ProbeResult> = { keychain, pass };
-  const available = (Object.keys(probes) as GlobalOptions["backend"][]).map(
-    (backend) =>
-      `--backend ${backend}: ${probes[backend].status === "fail" ? "not usable: " : ""}${probes[backend].summary}`,
-  );
   const chosen = probes[options.backend];
   const title = `store --backend ${options.backend} (service "${options.service}")`;
-  // "ok" only when some store works; when none does, pass is the one that works anywhere,
-  // so its fix is the one given.
-  const noneWorks = Object.values(probes).every((probe) => probe.status === "fail");
-  const storesHere: Check = noneWorks
-    ? {
-        status: "fail",
-        title: "no store works on this machine",
-        details: available,
-        ...(pass.fix ? { fix: pass.fix } : {}),
-      }
-    : { status: "ok", title: "stores on this machine", details: available };
+  const others = (Object.keys(probes) as GlobalOptions["backend"][]).filter(
+    (backend) => backend !== options.backend,
+  );
+  // Each store said once: the chosen one first; another that works as an ok line; another
+  // that does not only when the chosen one fails too (its fix is then a way out), never
+  // inside an ok line.
+  const otherChecks = (chosenWorks: boolean): Check[] =>
+    others.flatMap((backend): Check[] => {
+      const probe = probes[backend];
+      if (probe.status !== "fail")
+        return [
+          {
+            status: "ok",
+            title: `--backend ${backend} works here too: ${probe.summary}`,
+            details: [],
+          },
+        ];
+      if (chosenWorks) return [];
+      return [
+        {
+          status: "warn",
+          title: `--backend ${backend} does not work here either: ${probe.summary}`,
+          details: [],
+          ...(probe.fix === undefined ? {} : { fix: renderNeeded(probe.fix) }),
+        },
+      ];
+    });
   if (!chosen.safeToOpen) {
     // The other store works here (a headless machine without D-Bus, with pass set up): the
     // way out is to switch the helper to it, which install --force does, block and all.
-    const other = (Object.keys(probes) as GlobalOptions["backend"][]).find(
-      (backend) => backend !== options.backend && probes[backend].status === "ok",
-    );
+    const other = others.find((backend) => probes[backend].status === "ok");
     const fixes = [
-      ...(chosen.fix ? [chosen.fix] : []),
+      ...(chosen.fix ? [renderNeeded(chosen.fix)] : []),
       ...(other === undefined
         ? []
         : [`${chosen.fix ? "or use" : "use"} ${storeName(other)}: run "${switchTo(other)}"`]),
     ];
     return [
-      storesHere,
       {
         status: chosen.status,
         title: `${title}: ${chosen.summary}`,
         details: [],
         ...(fixes.length > 0 ? { fix: fixes.join("; ") } : {}),
       },
+      ...otherChecks(false),
     ];
   }
   try {
     const hosts = await (await openStore()).list();
     const note = stacksNote(hosts);
     return [
-      storesHere,
       {
         status: "ok",
         title: `${title}: reachable, ${hosts.length} host${hosts.length === 1 ? "" : "s"} stored`,
@@ -209,11 +240,18 @@ async function storeChecks(
           ...(note === undefined ? [] : [note]),
         ],
       },
+      ...otherChecks(true),
     ];
   } catch (error) {
+    const fix = error instanceof CliError ? error.fix : undefined;
     return [
-      storesHere,
-      { status: "fail", title: `${title}: not reachable`, details: [(error as Error).message] },
+      {
+        status: "fail",
+        title: `${title}: not reachable`,
+        details: [(error as Error).message],
+        ...(fix === undefined ? {} : { fix: renderNeeded(fix) }),
+      },
+      ...otherChecks(false),
     ];
   }
 }
@@ -349,12 +387,7 @@ function configCheck(
   }
   const args = ours.args ?? [];
   // The same store counts as the same args, whatever their order or a --timeout.
-  const selects = (words: readonly string[]) => {
-    const options = optionsOfArgs(words);
-    return options === undefined
-      ? words.join("\0")
-      : `${options.backend ?? "keychain"}\0${options.service ?? DEFAULT_SERVICE}`;
-  };
+  const selects = (words: readonly string[]) => storeOfArgs(words) ?? words.join("\0");
   const where = ours.file === file ? "" : ` (from ${ours.file}, which it merges)`;
   if (ours.args === undefined || selects(args) !== selects(helperArgs)) {
     return {
@@ -364,6 +397,17 @@ function configCheck(
         `this check ran with ${JSON.stringify(helperArgs)}: Terraform sees a different set of entries`,
       ],
       fix: `run "${runnableWith(args, "doctor")}" to check what Terraform sees, or install again with the options you want`,
+    };
+  }
+  if (!namesStore(optionsOfArgs(args) ?? {})) {
+    // Such a call's line names no store, so it reads the CLI config to find the block's.
+    return {
+      status: "warn",
+      title: `CLI config ${file} (${tools}) has the credentials_helper block${where}, but its args name no store`,
+      details: [
+        "so each call Terraform makes reads the CLI config files to find the store: a file read and a parse more per call; install writes --backend and --service",
+      ],
+      fix: `run "${runnable("install")}"`,
     };
   }
   return {

@@ -1,12 +1,17 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { CliError } from "../errors.ts";
-import { addCredentialsHelper, renderCredentialsHelper } from "../terraform/cli-config.ts";
+import {
+  addCredentialsHelper,
+  findCredentialsHelpers,
+  renderCredentialsHelper,
+} from "../terraform/cli-config.ts";
+import type { FixNeeded } from "../fixes.ts";
 import { terraformLocations, type TerraformLocations } from "../terraform/locations.ts";
 import { viewsOf } from "./read-view.ts";
 import type { Machine } from "../system/io.ts";
 import { readTextIfExists, stageFile, stageSymlink } from "../system/files.ts";
-import { DEFAULT_SERVICE, type Backend, type GlobalOptions } from "../system/options.ts";
+import { optionsOfArgs, storeOfArgs, type Backend, type GlobalOptions } from "../system/options.ts";
 import { PROBE_TIMEOUT_SECONDS } from "../stores/probe-result.ts";
 import { helperCommand, planCommandLink, type CommandLink } from "./command-link.ts";
 import { profileVariable } from "./command-line.ts";
@@ -49,7 +54,7 @@ export interface InstallResult {
   readonly storeProblem?: {
     readonly backend: Backend;
     readonly summary: string;
-    readonly fix?: string;
+    readonly fix?: FixNeeded;
   };
 }
 
@@ -66,11 +71,11 @@ export async function install(
   // A dry run copies nothing, so it runs from the sources too: `npm run setup` asks it
   // whether install would refuse before it spends half a minute building.
   if (!flags.dryRun && !machine.isSea) {
-    throw new CliError(
-      'install copies the built executable: run "npm run build", then "dist/terraform-credentials-keychain install"',
-    );
+    throw new CliError("install copies the built executable, and this is the sources", undefined, {
+      fix: { situation: "install-from-source" },
+    });
   }
-  const plan = planInstall(machine, helperArgs(options), flags.force);
+  const plan = planInstall(machine, blockArgs(options), flags.force);
   if (flags.dryRun) return { plan, options, dryRun: true, applied: [] };
   const applied: AppliedStep[] = [];
   try {
@@ -91,12 +96,36 @@ export async function install(
   };
 }
 
-/** The `args` of the credentials_helper block that selects the same store as these options. */
-export function helperArgs(options: GlobalOptions): string[] {
-  return [
-    ...(options.backend === "keychain" ? [] : ["--backend", options.backend]),
-    ...(options.service === DEFAULT_SERVICE ? [] : ["--service", options.service]),
-  ];
+/**
+ * The `args` of the block `install` writes: both options that name the store, always, so
+ * that each of Terraform's calls carries its store on its line and reads no file (a call
+ * whose line names no store reads the block in effect: system/options.ts `followBlock`).
+ */
+function blockArgs(options: GlobalOptions): string[] {
+  return ["--backend", options.backend, "--service", options.service];
+}
+
+/**
+ * Whether `text` has one credentials_helper block, ours, whose args select the same store as
+ * `args` (the same backend and service, the defaults filling in what either leaves out) and
+ * the same --timeout: install brings it up to `args` without --force.
+ */
+function selectsSameStore(text: string, args: readonly string[]): boolean {
+  let helpers;
+  try {
+    helpers = findCredentialsHelpers(text);
+  } catch {
+    return false;
+  }
+  const [ours, ...others] = helpers;
+  if (ours?.name !== HELPER_BLOCK_NAME || others.length > 0 || ours.argsUnparsed) return false;
+  const existing = ours.args ?? [];
+  const timeout = (words: readonly string[]) => optionsOfArgs(words)?.timeout;
+  return (
+    storeOfArgs(existing) !== undefined &&
+    storeOfArgs(existing) === storeOfArgs(args) &&
+    timeout(existing) === timeout(args)
+  );
 }
 
 /**
@@ -173,7 +202,12 @@ export function planInstall(
   const configs = configFiles(locations, notes.length > 0).map(({ file, tools }): ConfigChange => {
     const link = linkTargetOf(file);
     const before = readTextIfExists(link ?? file) ?? "";
-    const result = addCredentialsHelper(before, HELPER_BLOCK_NAME, helperArgs, { force, file });
+    // Our own block that names the same store (as one written before blocks named both
+    // options: `{}`, or `--backend pass`) is brought up to these args without --force.
+    const result = addCredentialsHelper(before, HELPER_BLOCK_NAME, helperArgs, {
+      force: force || selectsSameStore(before, helperArgs),
+      file,
+    });
     const linked = link === undefined ? {} : { linkTarget: link };
     return result.change === "unchanged"
       ? { file, tools, change: "unchanged", ...linked }

@@ -1,8 +1,11 @@
+import type { FixNeeded } from "../fixes.ts";
+
 /** What `doctor` learns of a store without touching a secret. */
 export interface ProbeResult {
   readonly status: "ok" | "warn" | "fail";
   readonly summary: string;
-  readonly fix?: string;
+  /** The one fix, as data: doctor and install render it with the helper's command. */
+  readonly fix?: FixNeeded;
   /** True when it is safe to touch the keychain itself (nothing will be started or prompted). */
   readonly safeToOpen: boolean;
 }

@@ -17,12 +17,6 @@ export interface Io {
   /** True when stdout is a terminal (a person reads it); undefined counts as no. */
   readonly stdoutIsTTY?: boolean;
   readonly stderr: TextSink;
-  /**
-   * What stdin, stdout and stderr are connected to, read only when asked (a few fstat
-   * calls): enough to tell Terraform's calls from a person's. Undefined: not known, and a
-   * call counts as Terraform's.
-   */
-  readonly streams?: StandardStreams;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly platform: NodeJS.Platform;
   readonly arch: string;
@@ -46,12 +40,3 @@ export type Machine = Pick<
 export interface TextSink {
   write(text: string): void;
 }
-
-/**
- * What a standard stream is connected to, as far as telling Terraform's calls apart needs: a
- * pipe (or a socket), the null device, or anything else (a terminal, a file).
- */
-export type StreamKind = "pipe" | "null device" | "other";
-
-/** The kinds of stdin, stdout and stderr, in that order. */
-export type StandardStreams = readonly [StreamKind, StreamKind, StreamKind];

@@ -17,20 +17,31 @@ export interface GlobalOptions {
 }
 
 /**
- * The options a command for people runs with: each one given on its command line, else the
- * installed block's (`fromBlock`, parsed from its args), else the default. `followed` is
- * true when the block decided something the defaults would not have.
+ * Whether a command line names the store its call reaches: it gives `--backend` or
+ * `--service`. Then the line decides, with the defaults for what it leaves out, and no
+ * credentials_helper block is read; otherwise the block in effect does.
+ */
+export function namesStore(given: Partial<GlobalOptions>): boolean {
+  return given.service !== undefined || given.backend !== undefined;
+}
+
+/**
+ * The options of every call, Terraform's, a script's and a person's alike: the store its
+ * command line names (`namesStore`), else the one the installed block's args name
+ * (`fromBlock`, parsed from them; its `--timeout` too unless the line gives one), else the
+ * defaults. Which streams the call has decides nothing. `followed` is true when the block
+ * decided something the defaults would not have.
  */
 export function followBlock(
   given: Partial<GlobalOptions>,
   fromBlock: Partial<GlobalOptions>,
 ): { options: GlobalOptions; followed: boolean } {
+  const block = namesStore(given) ? {} : fromBlock;
+  const timeout = given.timeout ?? block.timeout;
   const options: GlobalOptions = {
-    service: given.service ?? fromBlock.service ?? DEFAULT_SERVICE,
-    backend: given.backend ?? fromBlock.backend ?? "keychain",
-    ...((given.timeout ?? fromBlock.timeout) === undefined
-      ? {}
-      : { timeout: given.timeout ?? fromBlock.timeout }),
+    service: given.service ?? block.service ?? DEFAULT_SERVICE,
+    backend: given.backend ?? block.backend ?? "keychain",
+    ...(timeout === undefined ? {} : { timeout }),
   };
   const followed =
     (given.service === undefined && options.service !== DEFAULT_SERVICE) ||
@@ -103,6 +114,18 @@ export function parseServiceName(value: string): string {
 export function optionsOfArgs(args: readonly string[]): Partial<GlobalOptions> | undefined {
   const leading = leadingOptions(args);
   return leading === undefined || leading.next !== args.length ? undefined : leading.options;
+}
+
+/**
+ * The store a block's args select, as one comparable string (backend and service, the
+ * defaults filling in what they leave out, and a --timeout they give); `undefined` when the
+ * args are not options of ours. Args in another order or spelling select the same.
+ */
+export function storeOfArgs(args: readonly string[]): string | undefined {
+  const options = optionsOfArgs(args);
+  if (options === undefined) return undefined;
+  const { options: all } = followBlock({}, options);
+  return [all.backend, all.service].join("\0");
 }
 
 /**

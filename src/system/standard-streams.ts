@@ -1,6 +1,6 @@
-import { fstatSync, read, readSync, statSync, writeSync } from "node:fs";
+import { fstatSync, read, readSync, writeSync } from "node:fs";
 import process from "node:process";
-import type { StreamKind, TextSink } from "./io.ts";
+import type { TextSink } from "./io.ts";
 import { systemErrorMessage } from "../errors.ts";
 
 /**
@@ -140,32 +140,6 @@ export function isTerminal(fd: 0 | 1 | 2): boolean {
   // Only asked, never read or written: the process still leaves at once (streamsWereUsed).
   const stream = fd === 0 ? process.stdin : fd === 1 ? process.stdout : process.stderr;
   return stream.isTTY;
-}
-
-/**
- * What `fd` is connected to: a pipe (or socket), the null device (what Go's os/exec gives a child for a
- * stream it does not set), or anything else (a terminal, a file, a socket). One fstat, and
- * for a character device one stat of /dev/null: no stream is created.
- */
-export function streamKind(fd: 0 | 1 | 2): StreamKind {
-  let stats;
-  try {
-    stats = fstatSync(fd);
-  } catch {
-    return "other";
-  }
-  // Go's os/exec collects a child's output through a pipe, Node's through a socket pair.
-  if (stats.isFIFO() || stats.isSocket()) return "pipe";
-  if (!stats.isCharacterDevice()) return "other";
-  if (process.platform === "win32") {
-    // NUL and a console are both character devices there; only a console is a terminal.
-    return isTerminal(fd) ? "other" : "null device";
-  }
-  try {
-    return stats.rdev === statSync("/dev/null").rdev ? "null device" : "other";
-  } catch {
-    return "other";
-  }
 }
 
 const CTRL_C = 0x03;

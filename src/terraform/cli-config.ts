@@ -251,7 +251,9 @@ export function addCredentialsHelper(
   if (options.force !== true) {
     const where = options.file === undefined ? "the CLI config" : `the CLI config ${options.file}`;
     throw new CliError(
-      `${where} already sets credentials_helper ${helpers.map(describe).join(" and ")}; rerun with --force to replace ${helpers.length === 1 ? "it" : "them"}`,
+      `${where} already sets credentials_helper ${helpers.map(describe).join(" and ")}`,
+      undefined,
+      { fix: { situation: "install-over-other-helper" } },
     );
   }
 

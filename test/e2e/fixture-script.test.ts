@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { Agent, get } from "node:https";
 import { test } from "node:test";
 
@@ -14,8 +16,12 @@ test(
   "npm run fixture prints a host, a CLI config and a CA that work, and stops on SIGTERM",
   { skip: noSigterm },
   async () => {
+    // A HOME of its own with no CLI config: the block it prints names the defaults.
+    const home = await mkdtemp(path.join(os.tmpdir(), "tfck-fixture-home-"));
+    const { TF_CLI_CONFIG_FILE: _file, TERRAFORM_CONFIG: _legacy, ...env } = process.env;
     const child = spawn(process.execPath, ["--import", "tsx", "scripts/fixture.ts"], {
       stdio: ["ignore", "pipe", "inherit"],
+      env: { ...env, HOME: home },
     });
     try {
       let out = "";
@@ -27,7 +33,10 @@ test(
       const host = /^host: +(\S+)$/m.exec(out)?.[1];
       const ca = /^CA: +(\S+)/m.exec(out)?.[1];
       assert.ok(host && ca, out);
-      assert.match(out, /^credentials_helper "keychain" \{\}$/m);
+      assert.match(
+        out,
+        /^credentials_helper "keychain" \{\n {2}args = \["--backend", "keychain", "--service", "terraform-credentials"\]\n\}$/m,
+      );
       assert.match(out, /network_mirror \{ url = "https:\/\/127\.0\.0\.1:\d+\/providers\/" \}/);
       const agent = new Agent({ ca: await readFile(ca) });
       const status = await new Promise<number | undefined>((resolve, reject) => {
@@ -39,6 +48,7 @@ test(
       assert.equal(status, 200);
     } finally {
       child.kill("SIGTERM");
+      await rm(home, { recursive: true, force: true });
     }
     const [code] = (await once(child, "exit")) as [number | null];
     assert.equal(code, 0);

@@ -169,7 +169,11 @@ test(
     const install = await harness.dist(["install"]);
     assert.equal(install.exitCode, 0, describeRun(install));
     assert.match(install.stdout, /credentials_helper block added/);
-    assert.equal(await readFile(harness.terraformrc, "utf8"), 'credentials_helper "keychain" {}\n');
+    // Both options that name the store: Terraform's calls carry them and read no file.
+    assert.equal(
+      await readFile(harness.terraformrc, "utf8"),
+      'credentials_helper "keychain" {\n  args = ["--backend", "keychain", "--service", "terraform-credentials"]\n}\n',
+    );
     if (MODE_BITS) {
       assert.equal((await stat(harness.terraformrc)).mode & 0o777, 0o600);
       const installed = await stat(harness.helperPath);
@@ -345,7 +349,7 @@ test(
       assert.equal(install.exitCode, 0, describeRun(install));
       assert.equal(
         await readFile(file, "utf8"),
-        `credentials_helper "keychain" {\n  args = ["--service", "${service}"]\n}\n`,
+        `credentials_helper "keychain" {\n  args = ["--backend", "keychain", "--service", "${service}"]\n}\n`,
       );
       await addNetworkMirror(file, harness.server.mirrorUrl);
     }

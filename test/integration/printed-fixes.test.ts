@@ -182,33 +182,55 @@ describe("the printed fixes for GNOME Keyring without a desktop", { skip: ONLY_O
     assert.equal((await get(session, "kept.example.com")).stdout, '{"token":"kept-token"}\n');
   });
 
-  test("no session bus at all: the printed command gives a shell where the helper stores and reads", async (t) => {
-    const session = await sessionFor({ secretService: false });
-    t.after(() => session.close());
-    const { DBUS_SESSION_BUS_ADDRESS: _bus, ...noBus } = session.env;
+  test("no session bus at all: the printed command switches the helper to pass, where a get and a store with no options then work", async (t) => {
+    const pass = await startPassSession();
+    t.after(() => pass.close());
+    // A headless machine: pass set up, no D-Bus, the helper not installed yet.
     const failed = await runHelper(["store", "app.terraform.io"], {
-      env: noBus,
+      env: pass.env,
       stdin: `{"token":"${TOKEN}"}`,
     });
     assertOneLineFailure(failed);
-    assert.match(failed.stderr, /no D-Bus session bus/);
-    const command = printedCommand(failed.stderr, "dbus-run-session");
-    // The shell the command ends in: the person's next commands, run there.
-    const shell = path.join(session.home, "next-commands.sh");
-    const helper = requireBuiltHelper();
-    writeFileSync(
-      shell,
-      `#!/bin/sh\nset -e\necho '{"token":"${TOKEN}"}' | '${helper}' store app.terraform.io\n'${helper}' get app.terraform.io\n`,
-      { mode: 0o755 },
-    );
-    const ran = await runInShell(command, { ...noBus, SHELL: shell }, KEYRING_PASSWORD);
+    assert.match(failed.stderr, /^could not write to the keychain: no D-Bus session bus/);
+    const command = printedCommand(failed.stderr, "install --force");
+    assert.equal(command, `${requireBuiltHelper()} --backend pass install --force`);
+    const ran = await runInShell(command, pass.env, "");
     assert.equal(ran.code, 0, `"${command}" failed: ${ran.output}`);
-    // stderr comes along: dbus-daemon's and gnome-keyring's own notes.
-    assert.match(
-      ran.output,
-      new RegExp(`^\\{"token":"${TOKEN}"\\}$`, "m"),
-      "the helper works there",
+    // The same calls as before, with no options: the installed block names pass.
+    assertSilentSuccess(
+      await runHelper(["store", "app.terraform.io"], {
+        env: pass.env,
+        stdin: `{"token":"${TOKEN}"}`,
+      }),
     );
+    assert.equal(
+      (await runHelper(["get", "app.terraform.io"], { env: pass.env })).stdout,
+      `{"token":"${TOKEN}"}\n`,
+    );
+  });
+
+  test("a wrong password given to gnome-keyring-daemon --unlock: the error says it may have been wrong, and the printed command with the right one unlocks it", async (t) => {
+    const session = await sessionFor({});
+    t.after(() => session.close());
+    assertSilentSuccess(await store(session, "kept.example.com", "kept-token"));
+    const before = await secretServicePid(session);
+    const wrong = await runInShell(
+      "echo -n WRONG | gnome-keyring-daemon --replace --unlock --components=secrets",
+      session.env,
+      "",
+    );
+    assert.equal(wrong.code, 0, wrong.output);
+    await waitFor(async () => {
+      const now = await secretServicePid(session);
+      return now !== undefined && now !== before;
+    }, "the replacing gnome-keyring to own org.freedesktop.secrets");
+    const failed = await store(session, "app.terraform.io");
+    assert.match(
+      failed.stderr,
+      /the keyring is locked.*although gnome-keyring was started with --unlock: the password it was given may have been wrong/,
+    );
+    await followFix(session, failed);
+    assert.equal((await get(session, "kept.example.com")).stdout, '{"token":"kept-token"}\n');
   });
 
   test("no Secret Service on the bus: the printed command starts one with a login keyring", async (t) => {
@@ -283,7 +305,10 @@ describe(
       );
       // Import first, which removes a token only once it is stored; the variables last.
       assert.deepEqual(runCommands(fix), [`${helper} import`, "unset TF_TOKEN_var_example_com"]);
-      assert.equal(readFileSync(rc, "utf8"), 'credentials_helper "keychain" {}\n');
+      assert.equal(
+        readFileSync(rc, "utf8"),
+        'credentials_helper "keychain" {\n  args = ["--backend", "keychain", "--service", "terraform-credentials"]\n}\n',
+      );
       assert.equal(existsSync(plaintext), false);
     });
 

@@ -81,7 +81,7 @@ test(
     assert.equal(built(), false, "refused before the build");
     assert.ok(
       refused.stderr.includes(
-        `the CLI config ${terraformrc} already sets credentials_helper "keychain"; rerun with --force to replace it\n`,
+        `the CLI config ${terraformrc} already sets credentials_helper "keychain"\n`,
       ),
       refused.stderr,
     );
@@ -94,7 +94,7 @@ test(
     assert.equal(built(), true);
     assert.equal(
       readFileSync(terraformrc, "utf8"),
-      'credentials_helper "keychain" {\n  args = ["--backend", "pass"]\n}\n',
+      'credentials_helper "keychain" {\n  args = ["--backend", "pass", "--service", "terraform-credentials"]\n}\n',
     );
   },
 );
@@ -113,6 +113,9 @@ test(
 
     const replaced = sh(hint);
     assert.equal(replaced.status, 0, replaced.stderr);
-    assert.equal(readFileSync(terraformrc, "utf8"), 'credentials_helper "keychain" {}\n');
+    assert.equal(
+      readFileSync(terraformrc, "utf8"),
+      'credentials_helper "keychain" {\n  args = ["--backend", "keychain", "--service", "terraform-credentials"]\n}\n',
+    );
   },
 );

@@ -1,4 +1,4 @@
-import type { Io, StandardStreams, TextSink } from "../../src/system/io.ts";
+import type { Io, TextSink } from "../../src/system/io.ts";
 
 /** A `TextSink` that keeps everything written to it. */
 export interface RecordingSink extends TextSink {
@@ -17,8 +17,6 @@ export interface FakeIoOptions {
   readonly stdinIsTTY?: boolean;
   readonly boundStdin?: Io["boundStdin"];
   readonly stdoutIsTTY?: boolean;
-  /** What stdin, stdout and stderr are; default: not known (a call counts as Terraform's). */
-  readonly streams?: StandardStreams;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly platform?: NodeJS.Platform;
   readonly arch?: string;
@@ -80,7 +78,6 @@ export function createFakeIo(options: FakeIoOptions = {}): FakeIo {
     stdoutIsTTY: options.stdoutIsTTY ?? false,
     stdout: recordingSink(),
     stderr: recordingSink(),
-    ...(options.streams === undefined ? {} : { streams: options.streams }),
     env: options.env ?? {},
     platform: options.platform ?? "linux",
     arch: options.arch ?? "x64",

@@ -14,6 +14,7 @@ describe("fixes", () => {
       const { command } = fixFor(situation, {
         HELPER: "terraform-credentials-keychain",
         VARIABLES: "TF_TOKEN_app_terraform_io",
+        ARGS: "",
       });
       if (command !== undefined) assert.ok(USAGE.includes(command), `${situation}: ${command}`);
     }

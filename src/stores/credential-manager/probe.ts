@@ -22,7 +22,7 @@ export function probeCredentialManager(
     return {
       status: "fail",
       summary: problem.message,
-      fix: "add --backend pass to the helper's args",
+      fix: { situation: "credential-manager-unusable" },
       safeToOpen: false,
     };
   }

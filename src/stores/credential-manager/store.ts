@@ -140,11 +140,12 @@ export function hostsOf(credentials: readonly CredentialSummary[], service: stri
 
 /** One line that says what failed and, where Windows tells us, what to do. */
 export function credentialManagerError(action: string, error: Win32Error): CliError {
-  const problem =
-    error.code === ERROR_NO_SUCH_LOGON_SESSION
-      ? "this logon session has no user profile loaded (as for some services, scheduled tasks and remote sessions); run it where the user is logged on, or add --backend pass to the helper's args"
-      : `${error.call} failed with Windows error ${error.code}`;
+  const noProfile = error.code === ERROR_NO_SUCH_LOGON_SESSION;
+  const problem = noProfile
+    ? "this logon session has no user profile loaded (as for some services, scheduled tasks and remote sessions)"
+    : `${error.call} failed with Windows error ${error.code}`;
   return new CliError(`could not ${action} Windows Credential Manager: ${problem}`, undefined, {
     cause: error,
+    ...(noProfile ? { fix: { situation: "credential-manager-unusable" as const } } : {}),
   });
 }

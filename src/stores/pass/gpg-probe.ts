@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { fixFor, renderFix } from "../../fixes.ts";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Deadline } from "./deadline.ts";
@@ -128,7 +127,6 @@ function noAnswer(deadline: Deadline): GpgVerdict {
 }
 
 /** What to do about a gpg-agent that does not answer, as printed. */
-export const HUNG_AGENT_FIX = renderFix(fixFor("gpg-agent-hung"));
 
 interface GpgRun {
   readonly code: number | null;

@@ -1,16 +1,9 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
 import { deadlineIn } from "./deadline.ts";
-import {
-  firstSecretKey,
-  gpgDecrypts,
-  HUNG_AGENT_FIX,
-  recipientOptions,
-  storeRecipients,
-} from "./gpg-probe.ts";
+import { firstSecretKey, gpgDecrypts, recipientOptions, storeRecipients } from "./gpg-probe.ts";
 import { passStoreDir, TOP_FOLDER } from "./pass-store.ts";
 import type { ProbeResult } from "../probe-result.ts";
-import { fixFor, renderFix } from "../../fixes.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -35,7 +28,7 @@ export async function probePass(
     return {
       status: "fail",
       summary: "pass is not installed (not on PATH)",
-      fix: 'install pass and gnupg (e.g. "apt-get install pass"), then "pass init <gpg-id>"',
+      fix: { situation: "pass-missing" },
       safeToOpen: false,
     };
   }
@@ -46,7 +39,7 @@ export async function probePass(
     return {
       status: "fail",
       summary: (error as Error).message,
-      fix: "set PASSWORD_STORE_DIR to an absolute path, or unset it",
+      fix: { situation: "pass-store-dir-relative" },
       safeToOpen: false,
     };
   }
@@ -57,9 +50,10 @@ export async function probePass(
     return {
       status: "fail",
       summary: `the password store in ${storeDir} is not initialised`,
-      fix: renderFix(
-        key === undefined ? fixFor("gpg-key-missing") : fixFor("pass-store-missing", { KEY: key }),
-      ),
+      fix:
+        key === undefined
+          ? { situation: "gpg-key-missing" }
+          : { situation: "pass-store-missing", values: { KEY: key } },
       safeToOpen: false,
     };
   }
@@ -72,12 +66,10 @@ export async function probePass(
       summary: `the password store in ${storeDir} is initialised, but ${verdict.reason}`,
       fix:
         verdict.kind === "no answer"
-          ? HUNG_AGENT_FIX
-          : renderFix(
-              verdict.kind === "locked"
-                ? fixFor("gpg-key-locked", { RECIPIENTS: recipientOptions(recipients) })
-                : fixFor("gpg-key-elsewhere"),
-            ),
+          ? { situation: "gpg-agent-hung" }
+          : verdict.kind === "locked"
+            ? { situation: "gpg-key-locked", values: { RECIPIENTS: recipientOptions(recipients) } }
+            : { situation: "gpg-key-elsewhere" },
       safeToOpen: false,
     };
   }

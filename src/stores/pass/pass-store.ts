@@ -10,8 +10,7 @@ import { canonicalHostname } from "../../protocol/hostname.ts";
 import type { CredentialStore } from "../credential-store.ts";
 import { registerCleanup } from "../../system/exit-cleanups.ts";
 import { deadlineIn, type Deadline } from "./deadline.ts";
-import { gpgDecrypts, HUNG_AGENT_FIX, recipientOptions, storeRecipients } from "./gpg-probe.ts";
-import { fixFor, renderFix } from "../../fixes.ts";
+import { gpgDecrypts, recipientOptions, storeRecipients } from "./gpg-probe.ts";
 
 /** What `createPassStore` needs; everything comes in as values, nothing is read globally. */
 export interface PassStoreOptions {
@@ -96,12 +95,14 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
     if (recipients.length === 0) return;
     const verdict = await gpgDecrypts(env, recipients, deadline);
     if (!verdict.ok && verdict.kind === "no answer") {
-      throw new CliError(`nothing was stored in pass: ${verdict.reason}; ${HUNG_AGENT_FIX}`);
+      throw new CliError(`nothing was stored in pass: ${verdict.reason}`, undefined, {
+        fix: { situation: "gpg-agent-hung" },
+      });
     }
     if (!verdict.ok && verdict.kind === "locked") {
-      throw new CliError(
-        `nothing was stored in pass: ${verdict.reason}; ${renderFix(fixFor("gpg-key-locked", { RECIPIENTS: recipientOptions(recipients) }))}`,
-      );
+      throw new CliError(`nothing was stored in pass: ${verdict.reason}`, undefined, {
+        fix: { situation: "gpg-key-locked", values: { RECIPIENTS: recipientOptions(recipients) } },
+      });
     }
   };
 
@@ -451,9 +452,9 @@ async function lockHolder(lock: string): Promise<LockHolder | "released"> {
 }
 
 function notInitialised(storeDir: string): CliError {
-  return new CliError(
-    `the password store in ${storeDir} is not initialised; run "pass init <gpg-id>" with the id of a GPG key on this machine (see "gpg --list-secret-keys"), or set PASSWORD_STORE_DIR to an existing store`,
-  );
+  return new CliError(`the password store in ${storeDir} is not initialised`, undefined, {
+    fix: { situation: "store-needs-doctor" },
+  });
 }
 
 function spawnFailure(error: Error, context: FailureContext): CliError {
@@ -461,9 +462,12 @@ function spawnFailure(error: Error, context: FailureContext): CliError {
   const code = errorCode(error);
   if (code === "ENOENT") {
     return new CliError(
-      `could not run ${shown}: it is not installed or not on the PATH; install pass and gnupg (for example "apt-get install pass", "dnf install pass" or "brew install pass") and create a store with "pass init <gpg-id>"`,
+      `could not run ${shown}: it is not installed or not on the PATH`,
       undefined,
-      { cause: error },
+      {
+        cause: error,
+        fix: { situation: "pass-missing" },
+      },
     );
   }
   return new CliError(
@@ -478,7 +482,9 @@ function spawnFailure(error: Error, context: FailureContext): CliError {
 function timeoutFailure(args: readonly string[], context: FailureContext): CliError {
   const name = args.at(-1) ?? "";
   return new CliError(
-    `"pass ${args[0] ?? ""}" did not finish within ${seconds(context.timeoutMs)} s: gpg is waiting for a passphrase that nobody can enter here, or for a gpg-agent that does not answer; unlock the key first (run "pass show ${name}" once in a terminal) or use a key without a passphrase on build machines; a hung agent: ${HUNG_AGENT_FIX}`,
+    `"pass ${args[0] ?? ""} ${name}" did not finish within ${seconds(context.timeoutMs)} s: gpg waits for a passphrase nobody can enter here, or for a gpg-agent that does not answer`,
+    undefined,
+    { fix: { situation: "store-needs-doctor" } },
   );
 }
 
@@ -511,7 +517,9 @@ function passFailure(
     /encryption failed: (No public key|Unusable public key)/.test(stderr)
   ) {
     return new CliError(
-      `gpg cannot encrypt to the key that the password store in ${context.storeDir} names in .gpg-id or PASSWORD_STORE_KEY (${oneLine(skipped ?? gpgLines.join("; "), DETAIL_MAX)}); import that public key or extend its expiry, or run "pass init <gpg-id>" with a usable key (see "gpg --list-secret-keys")`,
+      `gpg cannot encrypt to the key the password store in ${context.storeDir} names (${oneLine(skipped ?? gpgLines.join("; "), DETAIL_MAX)})`,
+      undefined,
+      { fix: { situation: "store-needs-doctor" } },
     );
   }
   // gpg -d (exit 2): the agent could not use a secret key. pass passes --quiet, so gpg says
@@ -524,7 +532,9 @@ function passFailure(
     )
   ) {
     return new CliError(
-      `gpg could not decrypt ${name} (${oneLine(gpgLines.join("; ") || stderr, DETAIL_MAX)}): its secret key is missing from this keyring or locked with a passphrase that cannot be asked for here; unlock the key first (run "pass show ${name}" once in a terminal, or preset the passphrase through gpg-agent) or use a key without a passphrase on build machines`,
+      `gpg could not decrypt ${name} (${oneLine(gpgLines.join("; ") || stderr, DETAIL_MAX)}): its secret key is not here, or needs a passphrase nobody can enter here`,
+      undefined,
+      { fix: { situation: "store-needs-doctor" } },
     );
   }
   // The first paragraph: after a blank line pass prints its usage text.
@@ -546,7 +556,7 @@ const GPG_NOISE =
   /^gpg: (Note: |WARNING: unsafe|checking the trustdb|marginals needed|depth: |next trustdb check)/;
 
 /** How much of pass/gpg output a message quotes: pass may follow an error with its usage. */
-const DETAIL_MAX = 300;
+const DETAIL_MAX = 100;
 
 function seconds(milliseconds: number): number {
   return Number((milliseconds / 1000).toFixed(1));

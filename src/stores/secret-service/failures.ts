@@ -1,5 +1,5 @@
 import { CliError } from "../../errors.ts";
-import { fixFor, renderFix } from "../../fixes.ts";
+import type { FixNeeded, Situation } from "../../fixes.ts";
 import { oneLine } from "../../quote.ts";
 import { BUS, BusUnavailable, DbusErrorReply, DeadlineExpired, TURN } from "./connection.ts";
 import {
@@ -21,28 +21,58 @@ export type Cause =
 
 export interface Diagnosis {
   readonly cause: Cause;
-  /** One line for the person: what is wrong and what to do. */
+  /** One line for the person: what is wrong (and, without a `fix`, what to do). */
   readonly summary: string;
+  /** The one fix that applies, rendered by whoever prints it (cli/, doctor). */
+  readonly fix?: FixNeeded;
   /** True when a later attempt may get past it (a busy bus, a restarted service, a bad session). */
   readonly transient: boolean;
 }
 
-const HEADLESS = "on a headless machine add --backend pass to the helper's args";
+/** What else the store knows of a failure than the error itself. */
+export interface Circumstances {
+  /**
+   * The Secret Service was started with `--unlock` (gnome-keyring-daemon, given a password
+   * on stdin): a login keyring locked now may have been given the wrong one.
+   */
+  readonly startedWithUnlock?: boolean;
+}
+
 const LIMIT = "(--timeout or TF_CREDENTIALS_KEYCHAIN_TIMEOUT sets the limit)";
-// Headless GNOME Keyring first (the command runs as printed), then the desktop's way.
-const LOCKED = `${renderFix(fixFor("keyring-locked"))}, or ${fixFor("keyring-on-desktop").effect}; then try again`;
 
 /**
  * Names the cause of a failure from what the client knows about it: the D-Bus error name
  * of a reply (its text is only shown, folded and cut, for refusals and names we do not
  * know, and no service puts a secret there); the kind of a connection failure; the deadline.
  */
-export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
-  const result = (cause: Cause, summary: string, transient = false): Diagnosis => ({
+export function diagnose(
+  error: unknown,
+  timeoutSeconds: number,
+  circumstances: Circumstances = {},
+): Diagnosis {
+  const result = (
+    cause: Cause,
+    summary: string,
+    transient = false,
+    situation?: Situation,
+  ): Diagnosis => ({
     cause,
     summary,
+    ...(situation === undefined ? {} : { fix: { situation } }),
     transient,
   });
+  // gnome-keyring started with --unlock unlocks the login keyring with the password it was
+  // given, or creates it: locked now, that password did not open the keyring there was.
+  const locked = (summary: string): Diagnosis =>
+    // Said in its place, not after it: the line stays short.
+    circumstances.startedWithUnlock === true
+      ? result(
+          "locked",
+          "the keyring is locked, although gnome-keyring was started with --unlock: the password it was given may have been wrong",
+          false,
+          "keyring-password-wrong",
+        )
+      : result("locked", summary, false, "keyring-locked");
   if (error instanceof BusUnavailable && error.code === "EAGAIN") {
     // The kernel refused the connect for the moment: the bus is there, and busy. Retried
     // until the deadline; this is said only after it.
@@ -55,7 +85,9 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
   if (error instanceof BusUnavailable) {
     return result(
       "no-bus",
-      `no D-Bus session bus (${oneLine(error.message, 200)}): log in to a desktop session, or ${renderFix(fixFor("session-bus-missing"))}; ${HEADLESS}`,
+      `no D-Bus session bus (${oneLine(error.message, 120)}), so no keychain here`,
+      false,
+      "session-bus-missing",
     );
   }
   if (error instanceof DeadlineExpired) {
@@ -75,12 +107,14 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
     );
   }
   if (error instanceof KeyringLocked) {
-    return result(
-      "locked",
-      error.reason === "no-prompt"
-        ? `the keyring is locked, and no unlock prompt can be shown here (no desktop session): ${LOCKED}`
-        : "the keyring is locked, and its unlock prompt was dismissed: unlock it and try again",
-    );
+    return error.reason === "no-prompt"
+      ? locked("the keyring is locked, and no unlock prompt can be shown here (no desktop session)")
+      : result(
+          "locked",
+          "the keyring is locked, and its unlock prompt was dismissed",
+          false,
+          "unlock-prompt-dismissed",
+        );
   }
   if (error instanceof ItemGone) {
     // Searched again and again, and each time an item went before the next call: another
@@ -97,7 +131,9 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
   if (error instanceof NoDefaultCollection) {
     return result(
       "no-default-collection",
-      `the keyring has no default collection: ${renderFix(fixFor("no-default-collection"))}, or ${fixFor("keyring-on-desktop").effect}; then try again`,
+      "the keyring has no default collection to store in",
+      false,
+      "no-default-collection",
     );
   }
   if (error instanceof SessionError) {
@@ -115,13 +151,14 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
       `the Secret Service sent a malformed reply: ${oneLine(error.message, 200)}`,
     );
   }
-  if (error instanceof DbusErrorReply) return diagnoseReply(error, result);
+  if (error instanceof DbusErrorReply) return diagnoseReply(error, result, locked);
   throw error;
 }
 
 function diagnoseReply(
   error: DbusErrorReply,
-  result: (cause: Cause, summary: string, transient?: boolean) => Diagnosis,
+  result: (cause: Cause, summary: string, transient?: boolean, situation?: Situation) => Diagnosis,
+  locked: (summary: string) => Diagnosis,
 ): Diagnosis {
   const name = error.errorName;
   // The name is the peer's data too: a bus that does not check names could send any text.
@@ -132,10 +169,12 @@ function diagnoseReply(
     case "org.freedesktop.DBus.Error.NameHasNoOwner":
       return result(
         "no-service",
-        `no Secret Service on the D-Bus session bus: ${renderFix(fixFor("secret-service-missing"))}, or start KWallet or KeePassXC (with its Secret Service integration on); ${HEADLESS}`,
+        "no Secret Service on the D-Bus session bus",
+        false,
+        "secret-service-missing",
       );
     case "org.freedesktop.Secret.Error.IsLocked":
-      return result("locked", `the keyring is locked: ${LOCKED}`);
+      return locked("the keyring is locked");
     case "org.freedesktop.Secret.Error.NoSuchObject":
     case "org.freedesktop.DBus.Error.UnknownObject":
       // An item deleted meanwhile, or a collection that is gone: another attempt searches again.
@@ -169,7 +208,9 @@ function diagnoseReply(
   if (name.startsWith("org.freedesktop.DBus.Error.Spawn.")) {
     return result(
       "no-service",
-      `the D-Bus session bus could not start a Secret Service (${shownName}); start gnome-keyring, KWallet or KeePassXC yourself; ${HEADLESS}`,
+      `the D-Bus session bus could not start a Secret Service (${shownName})`,
+      false,
+      "session-bus-missing",
     );
   }
   return result(
@@ -178,14 +219,28 @@ function diagnoseReply(
   );
 }
 
-/** The `CliError` for a failed keychain action: `could not read from the keychain: <cause>`. */
-export function keychainFailure(action: string, error: unknown, timeoutSeconds: number): CliError {
+/**
+ * The `CliError` for a failed keychain action: `could not read from the keychain: <cause>`,
+ * with the diagnosis's fix as data.
+ */
+export function keychainFailure(
+  action: string,
+  error: unknown,
+  timeoutSeconds: number,
+  circumstances: Circumstances = {},
+): CliError {
   if (error instanceof CliError) return error;
-  return new CliError(
-    `could not ${action} the keychain: ${diagnose(error, timeoutSeconds).summary}`,
-    undefined,
-    {
-      cause: error,
-    },
+  const { summary, fix } = diagnose(error, timeoutSeconds, circumstances);
+  return new CliError(`could not ${action} the keychain: ${summary}`, undefined, {
+    cause: error,
+    ...(fix === undefined ? {} : { fix }),
+  });
+}
+
+/** Whether `error` says the keyring is locked (the one failure `Circumstances` can refine). */
+export function isLockedFailure(error: unknown): boolean {
+  return (
+    (error instanceof KeyringLocked && error.reason === "no-prompt") ||
+    (error instanceof DbusErrorReply && error.errorName === "org.freedesktop.Secret.Error.IsLocked")
   );
 }

@@ -1,8 +1,8 @@
-import { fixFor, renderFix } from "../../fixes.ts";
 import type { ProbeResult } from "../probe-result.ts";
 import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
 import { BUS, BusConnection, BusUnavailable, type Clock } from "./connection.ts";
 import { diagnose } from "./failures.ts";
+import { startedWithUnlock } from "./started-with-unlock.ts";
 import {
   canShowPrompt,
   KeyringLocked,
@@ -26,13 +26,16 @@ export async function probeSecretService(
   timeoutSeconds: number,
   clock: Clock = performance,
 ): Promise<ProbeResult> {
-  const headless = "on a machine without a desktop session use --backend pass";
   let provider = "";
-  const fail = (error: unknown): ProbeResult => ({
-    status: "fail",
-    summary: `${diagnose(error, timeoutSeconds).summary}${provider}`,
-    safeToOpen: false,
-  });
+  const fail = (error: unknown, circumstances = {}): ProbeResult => {
+    const { summary, fix } = diagnose(error, timeoutSeconds, circumstances);
+    return {
+      status: "fail",
+      summary: `${summary}${provider}`,
+      ...(fix === undefined ? {} : { fix }),
+      safeToOpen: false,
+    };
+  };
   const [address] = sessionBusAddresses(env);
   if (address === undefined) {
     return fail(new BusUnavailable(noAddressReason(env)));
@@ -51,13 +54,13 @@ export async function probeSecretService(
             summary: "no Secret Service is running, but the bus will start one on first use",
             // Started by the bus without a desktop session, gnome-keyring has no login
             // keyring to store in.
-            fix: `nothing to do in a desktop session; without one, before terraform login, ${renderFix(fixFor("secret-service-missing"))}`,
+            fix: { situation: "secret-service-missing" },
             safeToOpen: false,
           }
         : {
             status: "fail",
             summary: "no Secret Service on the session bus (GNOME Keyring, KWallet or KeePassXC)",
-            fix: `${renderFix(fixFor("secret-service-missing"))}, or enable KeePassXC's Secret Service integration; ${headless}`,
+            fix: { situation: "secret-service-missing" },
             safeToOpen: false,
           };
     }
@@ -77,7 +80,7 @@ export async function probeSecretService(
         return {
           status: "fail",
           summary: `the Secret Service has ${others.length} collection${others.length === 1 ? "" : "s"} but none is the default${provider}`,
-          fix: "make one the default (KWallet Manager: Configure, Default wallet; Seahorse: Set as default)",
+          fix: { situation: "no-default-chosen" },
           safeToOpen: false,
         };
       }
@@ -86,11 +89,15 @@ export async function probeSecretService(
     const locked = await api.collectionLocked(collection);
     if (locked) {
       // On a desktop the first call shows an unlock prompt; without one, every call fails.
-      if (!canShowPrompt(env)) return fail(new KeyringLocked("no-prompt"));
+      if (!canShowPrompt(env)) {
+        return fail(new KeyringLocked("no-prompt"), {
+          startedWithUnlock: await startedWithUnlock(connection),
+        });
+      }
       return {
         status: "warn",
         summary: `the Secret Service's default collection is locked: Terraform's first call will show an unlock prompt${provider}`,
-        fix: "unlock it (Seahorse, or log in again)",
+        fix: { situation: "keyring-on-desktop" },
         safeToOpen: false,
       };
     }

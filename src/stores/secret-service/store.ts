@@ -5,7 +5,8 @@ import type { CredentialStore } from "../credential-store.ts";
 import type { CallLimits } from "../call-limits.ts";
 import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
 import { BUS, BusConnection, BusUnavailable, DbusErrorReply } from "./connection.ts";
-import { diagnose, keychainFailure } from "./failures.ts";
+import { diagnose, isLockedFailure, keychainFailure } from "./failures.ts";
+import { startedWithUnlock } from "./started-with-unlock.ts";
 import {
   isLockedError,
   ItemGone,
@@ -103,6 +104,11 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
         if (error instanceof CliError) throw error;
         if (error instanceof ItemGone && ++gone < SEARCHES) continue;
         gone = 0;
+        // Only a locked keyring asks more: whether gnome-keyring was given a password.
+        const circumstances =
+          isLockedFailure(error) && client !== undefined
+            ? { startedWithUnlock: await client.startedWithUnlock() }
+            : {};
         client?.close();
         client = undefined;
         const { transient } = diagnose(error, limits.timeoutSeconds);
@@ -111,7 +117,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
         const retrySession = error instanceof SessionError && freshSessions++ === 0;
         const backoff = Math.min(1000, 50 * 2 ** pause++) * (1 + Math.random() / 2);
         if (!(transient || retrySession) || limits.now() + backoff >= limits.deadline) {
-          throw keychainFailure(action, error, limits.timeoutSeconds);
+          throw keychainFailure(action, error, limits.timeoutSeconds, circumstances);
         }
         await limits.sleep(backoff);
       }
@@ -169,7 +175,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
           // will fail.
           if ((await api.readAlias("default")) === undefined) {
             options.warn(
-              `warning: the keyring has no default collection, so nothing can be stored in it; before terraform login, ${renderFix(fixFor("no-default-collection"))}, or ${fixFor("keyring-on-desktop").effect}`,
+              `warning: the keyring has no default collection, so terraform login cannot store a token; ${renderFix(fixFor("no-default-collection"))}`,
             );
           }
           return undefined;
@@ -374,6 +380,11 @@ class Client {
       this.opened.catch(ignore);
     }
     return this.opened;
+  }
+
+  /** Whether the Secret Service was started with --unlock (started-with-unlock.ts). */
+  startedWithUnlock(): Promise<boolean> {
+    return startedWithUnlock(this.connection);
   }
 
   close(): void {

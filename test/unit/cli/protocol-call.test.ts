@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import {
-  calledAsTerraformCalls,
-  isStoreCall,
-  protocolCall,
-} from "../../../src/cli/protocol-call.ts";
-import type { StandardStreams } from "../../../src/system/io.ts";
+import { isStoreCall, protocolCall } from "../../../src/cli/protocol-call.ts";
 
 describe("protocolCall: the command lines Terraform runs, without commander", () => {
   test("a bare verb and hostname", () => {
@@ -69,33 +64,6 @@ describe("isStoreCall: whether a failed call must still read stdin", () => {
   ] as const) {
     test(`${JSON.stringify(argv)}: ${expected}`, () => {
       assert.equal(isStoreCall(argv), expected);
-    });
-  }
-});
-
-describe("calledAsTerraformCalls: the streams Terraform and OpenTofu give a helper", () => {
-  const rows: readonly [
-    string,
-    "get" | "store" | "forget",
-    StandardStreams | undefined,
-    boolean,
-  ][] = [
-    ["Terraform's get", "get", ["null device", "pipe", "pipe"], true],
-    ["Terraform's store", "store", ["pipe", "null device", "pipe"], true],
-    ["Terraform's forget", "forget", ["null device", "null device", "pipe"], true],
-    ["get at a terminal", "get", ["other", "other", "other"], false],
-    ["$(get | jq) typed at a terminal", "get", ["other", "pipe", "other"], false],
-    ["$(get | jq) in a script fed by a pipe", "get", ["pipe", "pipe", "pipe"], false],
-    ["get with stderr to a file", "get", ["null device", "pipe", "other"], false],
-    ["store typed at a terminal", "store", ["other", "other", "other"], false],
-    ["echo … | store at a terminal", "store", ["pipe", "other", "other"], false],
-    ["store in a script whose output is collected", "store", ["pipe", "pipe", "pipe"], false],
-    ["forget at a terminal", "forget", ["other", "other", "other"], false],
-    ["streams not known", "get", undefined, true],
-  ];
-  for (const [name, verb, streams, expected] of rows) {
-    test(`${name}: ${expected ? "Terraform's" : "a person's"}`, () => {
-      assert.equal(calledAsTerraformCalls(verb, streams), expected);
     });
   }
 });

@@ -581,7 +581,7 @@ describe("help and version", () => {
       const { stdout } = await createHarness().invoke([command, "--help"]);
       const pointer = stdout.indexOf("see below");
       assert.ok(pointer > 0, stdout);
-      assert.match(stdout.slice(pointer), /\n\nWithout --backend or --service, /);
+      assert.match(stdout.slice(pointer), /\n\nOne rule for every call, /);
     });
   }
 

@@ -22,7 +22,9 @@ import type { TempHome } from "./temp-home.ts";
 const VERSION = "0.0.0-test";
 const EXEC_PATH = "/opt/tfck/terraform-credentials-keychain";
 const SECRET = "SECRET-zzzz.atlasv1.9999";
-const BLOCK = 'credentials_helper "keychain" {}\n';
+/** The block install writes: both options that name the store. */
+const BLOCK =
+  'credentials_helper "keychain" {\n  args = ["--backend", "keychain", "--service", "terraform-credentials"]\n}\n';
 const DEFAULT_OPTIONS: GlobalOptions = { service: DEFAULT_SERVICE, backend: "keychain" };
 /** The fixes name the installed helper by its full path: the plugin directory is not on PATH. */
 const importFix = (helper: string) =>
@@ -103,15 +105,6 @@ function configOk(file: string, tools = "Terraform and OpenTofu"): Check {
   };
 }
 
-/** With env built from scratch (no PATH), on darwin: the keychain is there, pass is not. */
-const STORES_HERE: Check = {
-  status: "ok",
-  title: "stores on this machine",
-  details: [
-    "--backend keychain: the system keychain is built in",
-    "--backend pass: not usable: pass is not installed (not on PATH)",
-  ],
-};
 const STORE_EMPTY: Check = {
   status: "ok",
   title: 'store --backend keychain (service "terraform-credentials"): reachable, 0 hosts stored',
@@ -159,7 +152,6 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       "tfe.example.com": "{}",
     });
     assert.deepEqual(await doctor(box, store), [
-      STORES_HERE,
       {
         status: "ok",
         title:
@@ -241,7 +233,6 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     const box = sandbox(t);
     box.write(box.terraformrc, BLOCK);
     assert.deepEqual(await doctor(box), [
-      STORES_HERE,
       STORE_EMPTY,
       {
         status: "fail",
@@ -414,7 +405,6 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     box.installHelper();
     box.write(chosen, BLOCK);
     assert.deepEqual(await doctor(withEnv), [
-      STORES_HERE,
       STORE_EMPTY,
       installedOk(box),
       configOk(chosen),
@@ -450,7 +440,6 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
   test("an empty TF_CLI_CONFIG_FILE gives no warning", async (t) => {
     const box = healthy(t, { TF_CLI_CONFIG_FILE: "" });
     assert.deepEqual(await doctor(box), [
-      STORES_HERE,
       STORE_EMPTY,
       installedOk(box),
       configOk(box.terraformrc),
@@ -550,6 +539,20 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     assert.ok(!JSON.stringify(checks).includes(SECRET));
   });
 
+  test("a block whose args name no store (an earlier install's {}): warn with what it costs and the install that fixes it", async (t) => {
+    const box = healthy(t);
+    box.write(box.terraformrc, 'credentials_helper "keychain" {}\n');
+    const checks = await doctor(box);
+    assert.deepEqual(configCheck(checks, box.terraformrc), {
+      status: "warn",
+      title: `CLI config ${box.terraformrc} (Terraform and OpenTofu) has the credentials_helper block, but its args name no store`,
+      details: [
+        "so each call Terraform makes reads the CLI config files to find the store: a file read and a parse more per call; install writes --backend and --service",
+      ],
+      fix: `run "${box.plugin} install"`,
+    });
+  });
+
   test('credentials "host" {} blocks shadow the helper, empty ones too, tokens never shown', async (t) => {
     const box = healthy(t);
     box.write(
@@ -562,8 +565,8 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       status: "warn",
       title: "these hosts do not use the helper",
       details: [
-        `app.terraform.io: the token in ${box.terraformrc}:3 wins over the helper`,
-        `empty.example.com: an entry with no token in ${box.terraformrc}:7 (nothing is sent) wins over the helper`,
+        `app.terraform.io: the token in ${box.terraformrc}:5 wins over the helper`,
+        `empty.example.com: an entry with no token in ${box.terraformrc}:9 (nothing is sent) wins over the helper`,
       ],
       // First what import moves (each removed only once stored), then what it cannot.
       fix: `${shadowFix(box)}; then ${fixFor("credentials-by-hand", { HELPER: box.plugin }).effect}`,
@@ -625,11 +628,16 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     store.failNext(new CliError("the keychain is locked"), "list");
     const checks = await doctor(box, store);
     assert.deepEqual(checks, [
-      STORES_HERE,
       {
         status: "fail",
         title: 'store --backend keychain (service "terraform-credentials"): not reachable',
         details: ["the keychain is locked"],
+      },
+      {
+        status: "warn",
+        title: "--backend pass does not work here either: pass is not installed (not on PATH)",
+        details: [],
+        fix: fixFor("pass-missing").effect,
       },
       installedOk(box),
       configOk(box.terraformrc),
@@ -697,19 +705,32 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     assert.equal(installCheck(checks, box).fix, `run "${EXEC_PATH} --backend pass install"`);
   });
 
-  test("no store works (Linux, no session bus, no pass): the stores check fails, never 'ok'", async (t) => {
+  test("no store works (Linux, no session bus, no pass): each store's failure once, with its fix, never under 'ok'", async (t) => {
     const box = healthy(t);
     const checks = await doctor(box.withPlatform("linux"));
-    assert.deepEqual(checks[0], {
-      status: "fail",
-      title: "no store works on this machine",
-      details: [
+    assert.deepEqual(checks.slice(0, 2), [
+      {
+        status: "fail",
         // The same words as a store call's error in the same state.
-        `--backend keychain: not usable: no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): log in to a desktop session, or ${renderFix(fixFor("session-bus-missing"))}; on a headless machine add --backend pass to the helper's args`,
-        "--backend pass: not usable: pass is not installed (not on PATH)",
-      ],
-      fix: 'install pass and gnupg (e.g. "apt-get install pass"), then "pass init <gpg-id>"',
-    });
+        title:
+          'store --backend keychain (service "terraform-credentials"): no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set), so no keychain here',
+        details: [],
+        fix: renderFix(fixFor("session-bus-missing", { HELPER: box.plugin, ARGS: "" })),
+      },
+      {
+        status: "warn",
+        title: "--backend pass does not work here either: pass is not installed (not on PATH)",
+        details: [],
+        fix: fixFor("pass-missing").effect,
+      },
+    ]);
+    const text = JSON.stringify(checks);
+    assert.equal(text.split("no D-Bus session bus").length, 2, "said once");
+    assert.ok(
+      checks.every(
+        (check) => check.status !== "ok" || !/not usable|no D-Bus/.test(JSON.stringify(check)),
+      ),
+    );
   });
 
   test("~/.terraformrc hiding OpenTofu's XDG tofurc: warn, naming both files", async (t) => {
@@ -758,7 +779,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       title:
         'store --backend pass (service "terraform-credentials"): pass is not installed (not on PATH)',
       details: [],
-      fix: `install pass and gnupg (e.g. "apt-get install pass"), then "pass init <gpg-id>"; or use the keychain: run "${box.plugin} --backend keychain install --force"`,
+      fix: `${fixFor("pass-missing").effect}; or use the keychain: run "${box.plugin} --backend keychain install --force"`,
     });
     assert.deepEqual(store.calls, []);
   });

@@ -42,8 +42,7 @@ const EXECUTABLE = Buffer.concat([
 ]);
 const NO_LINK_HINT =
   'to run it by name, put ~/.local/bin on PATH (in your shell\'s profile: export PATH="$HOME/.local/bin:$PATH"), open a new shell and install again: it links the helper there';
-const REFUSED_NOT_SEA =
-  'install copies the built executable: run "npm run build", then "dist/terraform-credentials-keychain install"';
+const REFUSED_NOT_SEA = "install copies the built executable, and this is the sources";
 
 interface Sandbox extends TempHome {
   readonly machine: Machine;
@@ -94,8 +93,9 @@ function assertRefusedOtherHelper(file: string, run: () => unknown): void {
     assert.ok(error instanceof CliError);
     assert.equal(
       error.message,
-      `the CLI config ${file} already sets credentials_helper "other" with args ["--profile","x"]; rerun with --force to replace it`,
+      `the CLI config ${file} already sets credentials_helper "other" with args ["--profile","x"]`,
     );
+    assert.deepEqual(error.fix, { situation: "install-over-other-helper" });
     return true;
   });
 }
@@ -256,7 +256,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
       (error: unknown) =>
         error instanceof CliError &&
         error.message ===
-          `the CLI config ${box.terraformrc} already sets credentials_helper "keychain"; rerun with --force to replace it`,
+          `the CLI config ${box.terraformrc} already sets credentials_helper "keychain"`,
     );
     install(box, ["--service", "work"], true);
     assert.equal(box.text(box.terraformrc), WORK_BLOCK);
@@ -426,6 +426,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
       (error: unknown) => {
         assert.ok(error instanceof CliError);
         assert.equal(error.message, REFUSED_NOT_SEA);
+        assert.deepEqual(error.fix, { situation: "install-from-source" });
         assert.equal(error.exitCode, ExitCode.Failure);
         return true;
       },

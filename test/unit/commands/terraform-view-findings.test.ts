@@ -39,9 +39,8 @@ function setUp(
     // darwin: doctor's store probe needs no daemon there; the paths are POSIX alike.
     platform: "darwin",
     arch: "arm64",
-    // A person at a terminal: a typed get follows the block in effect.
+    // A typed get follows the block in effect (as every call with no store on its line).
     stdinIsTTY: true,
-    streams: ["other", "other", "other"],
     homedir: box.home,
     execPath: "/opt/tfck/terraform-credentials-keychain",
     isSea: true,

@@ -439,23 +439,22 @@ describe("addCredentialsHelper", () => {
   const conflicts: Record<string, { text: string; message: string }> = {
     "refuses to replace a helper of another name, naming it": {
       text: 'credentials_helper "other" {}\n',
-      message:
-        'the CLI config already sets credentials_helper "other"; rerun with --force to replace it',
+      message: 'the CLI config already sets credentials_helper "other"',
     },
     "refuses to replace the same helper with other args, naming them": {
       text: 'credentials_helper "keychain" {\n  args = ["--service", "home"]\n}\n',
       message:
-        'the CLI config already sets credentials_helper "keychain" with args ["--service","home"]; rerun with --force to replace it',
+        'the CLI config already sets credentials_helper "keychain" with args ["--service","home"]',
     },
     "refuses to replace args it cannot read": {
       text: 'credentials_helper "keychain" {\n  args = ["${HOME}"]\n}\n',
       message:
-        'the CLI config already sets credentials_helper "keychain" (with args this tool cannot read); rerun with --force to replace it',
+        'the CLI config already sets credentials_helper "keychain" (with args this tool cannot read)',
     },
     "refuses two helpers even when one is the wanted one, naming both": {
       text: `${WORK}credentials_helper "other" {}\n`,
       message:
-        'the CLI config already sets credentials_helper "keychain" with args ["--service","work"] and "other"; rerun with --force to replace them',
+        'the CLI config already sets credentials_helper "keychain" with args ["--service","work"] and "other"',
     },
   };
   for (const [behaviour, { text, message }] of Object.entries(conflicts)) {
@@ -465,7 +464,8 @@ describe("addCredentialsHelper", () => {
         (error: unknown) =>
           error instanceof CliError &&
           error.exitCode === ExitCode.Failure &&
-          error.message === message,
+          error.message === message &&
+          error.fix?.situation === "install-over-other-helper",
       ),
     );
   }

@@ -96,8 +96,9 @@ describe("Credential Manager store", () => {
       assert.ok(error instanceof CliError);
       assert.match(
         error.message,
-        /^could not read from Windows Credential Manager: .*no user profile loaded.*--backend pass/,
+        /^could not read from Windows Credential Manager: .*no user profile loaded/,
       );
+      assert.deepEqual(error.fix, { situation: "credential-manager-unusable" });
       assert.doesNotMatch(error.message, /\n/);
       return true;
     });

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { Situation } from "../../../../src/fixes.ts";
 import { describe, test } from "node:test";
 import { CliError, ExitCode } from "../../../../src/errors.ts";
 import {
@@ -32,6 +33,8 @@ interface Row {
   readonly transient: boolean;
   /** Text the summary must hold. */
   readonly says: RegExp;
+  /** The situation of the one fix it carries, when it carries one. */
+  readonly fix?: Situation;
 }
 
 /** An error reply whose text is SECRET_TEXT. */
@@ -44,7 +47,8 @@ const REPLIES_THAT_HIDE_THEIR_TEXT: readonly Row[] = [
     error: reply("org.freedesktop.DBus.Error.ServiceUnknown"),
     cause: "no-service",
     transient: false,
-    says: /^no Secret Service on the D-Bus session bus: run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock --components=secrets" .*, or start KWallet or KeePassXC .*--backend pass/,
+    says: /^no Secret Service on the D-Bus session bus$/,
+    fix: "secret-service-missing",
   },
   {
     name: "NameHasNoOwner",
@@ -72,7 +76,8 @@ const REPLIES_THAT_HIDE_THEIR_TEXT: readonly Row[] = [
     error: reply("org.freedesktop.Secret.Error.IsLocked"),
     cause: "locked",
     transient: false,
-    says: /^the keyring is locked: run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock --components=secrets" .*; then try again$/,
+    says: /^the keyring is locked$/,
+    fix: "keyring-locked",
   },
   {
     name: "NoSuchObject",
@@ -160,7 +165,8 @@ const CLIENT_ERRORS: readonly Row[] = [
     ),
     cause: "no-bus",
     transient: false,
-    says: /^no D-Bus session bus \(could not connect to the D-Bus session bus: connect ENOENT \/x\/bus\): log in to a desktop session, or run "dbus-run-session -- sh -c '[^"]+'" \(.*--backend pass/,
+    says: /^no D-Bus session bus \(could not connect to the D-Bus session bus: connect ENOENT \/x\/bus\), so no keychain here$/,
+    fix: "session-bus-missing",
   },
   {
     name: "BusUnavailable with code EAGAIN (a busy bus)",
@@ -205,21 +211,24 @@ const CLIENT_ERRORS: readonly Row[] = [
     error: new KeyringLocked("no-prompt"),
     cause: "locked",
     transient: false,
-    says: /^the keyring is locked, and no unlock prompt can be shown here \(no desktop session\): run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock/,
+    says: /^the keyring is locked, and no unlock prompt can be shown here \(no desktop session\)$/,
+    fix: "keyring-locked",
   },
   {
     name: "KeyringLocked, prompt dismissed",
     error: new KeyringLocked("dismissed"),
     cause: "locked",
     transient: false,
-    says: /^the keyring is locked, and its unlock prompt was dismissed: unlock it and try again$/,
+    says: /^the keyring is locked, and its unlock prompt was dismissed$/,
+    fix: "unlock-prompt-dismissed",
   },
   {
     name: "NoDefaultCollection",
     error: new NoDefaultCollection(),
     cause: "no-default-collection",
     transient: false,
-    says: /^the keyring has no default collection: run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock --components=secrets" .*KWallet Manager.*; then try again$/,
+    says: /^the keyring has no default collection to store in$/,
+    fix: "no-default-collection",
   },
   {
     name: "PromptDismissed",
@@ -291,6 +300,7 @@ describe("diagnose", () => {
       assert.equal(diagnosis.cause, row.cause);
       assert.equal(diagnosis.transient, row.transient);
       assert.match(diagnosis.summary, row.says);
+      if (row.fix !== undefined) assert.deepEqual(diagnosis.fix, { situation: row.fix });
       assertOneLineSummary(diagnosis.summary);
     });
   }
@@ -415,4 +425,21 @@ describe("keychainFailure", () => {
     assert.match(failure.message, /zero byte/);
     assert.doesNotMatch(failure.message, /another session/);
   });
+});
+
+describe("a locked keyring under a gnome-keyring started with --unlock", () => {
+  for (const error of [
+    new KeyringLocked("no-prompt"),
+    reply("org.freedesktop.Secret.Error.IsLocked"),
+  ]) {
+    test(`${error.name}: says the password may have been wrong, with its own fix`, () => {
+      const diagnosis = diagnose(error, TIMEOUT_SECONDS, { startedWithUnlock: true });
+      assert.match(
+        diagnosis.summary,
+        /^the keyring is locked, although gnome-keyring was started with --unlock: the password it was given may have been wrong$/,
+      );
+      assert.deepEqual(diagnosis.fix, { situation: "keyring-password-wrong" });
+      assert.deepEqual(diagnose(error, TIMEOUT_SECONDS).fix, { situation: "keyring-locked" });
+    });
+  }
 });
