@@ -19,6 +19,8 @@ interface Ended {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
   readonly stderr: string;
+  /** stdout and stderr together: doctor reports on stdout, other commands fail on stderr. */
+  readonly output: string;
 }
 
 /**
@@ -36,7 +38,7 @@ function runWith(
   const [command, ...rest] = helperCommand();
   const child = spawn(command, [...rest, ...args], {
     env,
-    stdio: [stdin === "none" ? "ignore" : "pipe", "ignore", "pipe"],
+    stdio: [stdin === "none" ? "ignore" : "pipe", "pipe", "pipe"],
   });
   let writing = true;
   if (stdin === "endless") {
@@ -49,7 +51,12 @@ function runWith(
     write();
   }
   let stderr = "";
-  child.stderr?.on("data", (data: Buffer) => (stderr += data.toString()));
+  let output = "";
+  child.stderr?.on("data", (data: Buffer) => {
+    stderr += data.toString();
+    output += data.toString();
+  });
+  child.stdout?.on("data", (data: Buffer) => (output += data.toString()));
   const timer = setTimeout(() => child.kill("SIGKILL"), HANG_MS);
   t.after(() => {
     clearTimeout(timer);
@@ -61,7 +68,7 @@ function runWith(
       writing = false;
       clearTimeout(timer);
       child.stdin?.destroy();
-      resolve({ code, signal, stderr });
+      resolve({ code, signal, stderr, output });
     });
   });
 }
@@ -131,7 +138,7 @@ describe("no command waits forever", { skip: process.platform === "win32" }, () 
       const ended = await runWith(t, command, "none", { ...env, TF_CLI_CONFIG_FILE: fifo });
       assert.notEqual(ended.code, 0);
       assert.equal(ended.signal, null);
-      assert.match(ended.stderr, new RegExp(`${fifo} is a FIFO, not a regular file`));
+      assert.match(ended.output, new RegExp(`${fifo} is a FIFO, not a regular file`));
     });
   }
 });

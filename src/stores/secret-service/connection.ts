@@ -102,6 +102,8 @@ export const BUS = {
  */
 const AUTH = new TextEncoder().encode("\0AUTH EXTERNAL\r\nDATA\r\nBEGIN\r\n");
 const MAX_AUTH_BYTES = 4096;
+/** The header flag that tells the peer not to reply (D-Bus specification, "Message Format"). */
+const NO_REPLY_EXPECTED = 0x1;
 
 interface Pending {
   readonly what: string;
@@ -282,11 +284,24 @@ export class BusConnection {
     return code === 1;
   }
 
-  /** Gives up a name taken with acquireName, so that the next in the queue gets it now. */
+  /**
+   * Gives up a name taken with acquireName, so that the next in the queue gets it now. No
+   * reply is asked for or awaited (the bus releases the name anyway when the connection
+   * closes): a process that ends after it does not wait a round trip for the answer.
+   */
   releaseName(name: string): void {
-    this.call({ ...BUS, member: "ReleaseName", signature: "s", body: [name] }).catch(() => {
-      // The bus releases it anyway when the connection closes.
-    });
+    if (this.failure !== undefined) return;
+    this.queue(
+      encodeMessage({
+        serial: ++this.serial,
+        ...BUS,
+        member: "ReleaseName",
+        flags: NO_REPLY_EXPECTED,
+        signature: "s",
+        body: [name],
+      }),
+      true,
+    );
   }
 
   /** Asks the bus to route signals that match `rule` to us. */

@@ -9,8 +9,11 @@ export interface LockedPlacesApi {
   unlock(objects: readonly string[]): Promise<void>;
 }
 
-/** What a search found, every item with its attributes (same order), each of them readable. */
-interface Found {
+/**
+ * What a search found, every item with its attributes (same order, none when the scope
+ * unlocks "all"), each of them readable.
+ */
+export interface Found {
   readonly items: readonly string[];
   readonly attributes: readonly ReadonlyMap<string, string>[];
   /** The items that are locked: only those the `SearchScope` lets be. */
@@ -19,16 +22,13 @@ interface Found {
 
 /** Which locked places a caller needs opened, beyond those whose items cannot be read. */
 export interface SearchScope {
-  /** Whether the locked `item`, whose attributes can be read, must be unlocked too. */
-  unlockReadable(item: string, found: Found): boolean;
+  /**
+   * Whether the locked `item`, whose attributes can be read, must be unlocked too; "all"
+   * unlocks every locked item, and then no attributes are read at all (forget).
+   */
+  readonly unlockReadable: "all" | ((item: string, found: Found) => boolean);
   /** Whether what was found already answers, so that no locked collection needs a look. */
   answered(found: Found): boolean;
-  /**
-   * Told the items of each search as soon as it returns, before their attributes are asked:
-   * a caller can send what it will need of them (GetSecrets) in the same write. The last
-   * call names the items that searchUnlocked returns.
-   */
-  searched?(items: readonly string[]): void;
 }
 
 /**
@@ -41,35 +41,40 @@ export interface SearchScope {
  * Unlocked, as `scope` needs: every locked item whose attributes do not show what it is
  * (gnome-keyring loaded locked from disk gives them only hashed, `gkr:compat:hashed:NAME`:
  * that is no proof the item is another program's); locked items `scope.unlockReadable`
- * names; and, unless `scope.answered`, every locked collection (KeePassXC hides a locked
- * database's items from a search altogether). One `Unlock` for all of them, then one
- * search again.
+ * names; and, unless `scope.answered` or the provider `listsLockedItems` (asked only then),
+ * every locked collection (KeePassXC and KWallet hide a locked collection's items from a
+ * search altogether; a provider that lists them in the search's second list, as the API
+ * asks, hides nothing, and its collections need no look). One `Unlock` for all of them, then one
+ * search again. `first` is the first search, when the caller has made it already.
  */
 export async function searchUnlocked(
   api: LockedPlacesApi,
   query: Readonly<Record<string, string>>,
   scope: SearchScope,
+  listsLockedItems: () => Promise<boolean>,
+  first?: SearchResult,
 ): Promise<Found> {
-  // Asked with the first search, in its write: needed only when it finds no answer.
-  let collections: Promise<string[]> | undefined = api.collections();
-  collections.catch(ignore);
   for (let round = 0; ; round++) {
-    const { unlocked, locked } = await api.searchItems(query);
+    const { unlocked, locked } =
+      round === 0 && first !== undefined ? first : await api.searchItems(query);
     const items = [...unlocked, ...locked];
-    scope.searched?.(items);
+    const { unlockReadable } = scope;
     // A few hundred reads in flight at a time, not one per item at once: list's 60,000
     // items took 270 MB with every call and reply held together.
-    const attributes = await mapLimited(items, ATTRIBUTE_READS, (item) => api.itemAttributes(item));
+    const attributes =
+      unlockReadable === "all"
+        ? []
+        : await mapLimited(items, ATTRIBUTE_READS, (item) => api.itemAttributes(item));
     const found: Found = { items, attributes, locked: new Set(locked) };
-    const hidden = locked.filter((item) => {
-      const index = items.indexOf(item);
-      return !showsWhatItIs(attributes[index], query) || scope.unlockReadable(item, found);
-    });
-    const lockedOnes = scope.answered(found)
-      ? []
-      : await lockedCollections(api, (collections ??= api.collections()));
-    // After an Unlock, the collections are asked again.
-    collections = undefined;
+    const hidden =
+      unlockReadable === "all"
+        ? locked
+        : locked.filter(
+            (item) =>
+              !showsWhatItIs(attributes[items.indexOf(item)], query) || unlockReadable(item, found),
+          );
+    const lockedOnes =
+      scope.answered(found) || (await listsLockedItems()) ? [] : await lockedCollections(api);
     const toUnlock = [...lockedOnes, ...hidden];
     if (toUnlock.length === 0) return found;
     // An Unlock that completed and left them locked: nothing more can be done here.
@@ -115,18 +120,11 @@ function showsWhatItIs(
   return Object.entries(query).every(([name, value]) => attributes.get(name) === value);
 }
 
-/** Of the service's `asked` collections, those that are locked, asked in one write. */
-async function lockedCollections(
-  api: LockedPlacesApi,
-  asked: Promise<string[]>,
-): Promise<string[]> {
-  const collections = await asked;
+/** Of the service's collections, those that are locked, asked in one write. */
+async function lockedCollections(api: LockedPlacesApi): Promise<string[]> {
+  const collections = await api.collections();
   const locked = await Promise.all(
     collections.map((collection) => api.collectionLocked(collection)),
   );
   return collections.filter((_, index) => locked[index]);
-}
-
-function ignore(): void {
-  // Awaited further on when it is needed; this only keeps it from being unhandled.
 }

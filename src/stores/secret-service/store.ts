@@ -4,22 +4,22 @@ import { canonicalHostname, type Hostname } from "../../protocol/hostname.ts";
 import type { CredentialStore } from "../../protocol/credential-store.ts";
 import type { Deadline } from "../../system/deadline.ts";
 import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
-import { BusConnection, BusUnavailable, DbusErrorReply } from "./connection.ts";
+import { BUS, BusConnection, BusUnavailable, DbusErrorReply } from "./connection.ts";
 import { diagnose, isLockedFailure, keychainFailure } from "./failures.ts";
 import { startedWithUnlock } from "./started-with-unlock.ts";
 import {
   isLockedError,
   ItemGone,
   NoDefaultCollection,
+  SECRETS,
   SecretServiceApi,
   UnexpectedReply,
   canShowPrompt,
-  type EncryptedSecret,
   type OpenedSession,
   type PromptPolicy,
   type SearchResult,
 } from "./secret-service.ts";
-import { SessionError, startKeyExchange, type KeyExchange } from "./session.ts";
+import { SessionError, startKeyExchange } from "./session.ts";
 import { searchUnlocked, type SearchScope } from "./locked.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -61,8 +61,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
   const { service, deadline } = options;
   let client: Client | undefined;
 
-  /** The connection; with `withSession`, our half of the key exchange is made while it connects. */
-  const connect = async (withSession: boolean): Promise<Client> => {
+  const connect = async (): Promise<Client> => {
     if (client !== undefined) return client;
     const addresses = sessionBusAddresses(options.env);
     if (addresses.length === 0) {
@@ -71,10 +70,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     let lastError: unknown;
     for (const address of addresses) {
       try {
-        const opening = BusConnection.open(address, deadline);
-        opening.catch(ignore);
-        const exchange = withSession ? startKeyExchange() : undefined;
-        client = new Client(await opening, exchange, {
+        client = new Client(await BusConnection.open(address, deadline), {
           canPrompt: canShowPrompt(options.env),
           promptDeadline: () => Math.max(deadline.at, deadline.now() + PROMPT_LIMIT_SECONDS * 1000),
           afterPrompt: () => Math.max(deadline.at, deadline.now() + deadline.seconds * 1000),
@@ -88,21 +84,26 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
   };
 
   /**
-   * Runs `operation` on the connection, again on a fresh one after a failure that a later
-   * attempt can get past (a busy bus, a service that stopped and is started anew), with
-   * backoff and jitter, never past the deadline.
+   * Runs `operation`, and again after a failure that a later attempt can get past: at once
+   * on the same connection after an item went between a search and the next call (normal:
+   * `last` says when that is the last time in a row), and on a fresh connection after a
+   * pause, with backoff and jitter, for a busy bus, a service that stopped and is started
+   * anew, a secret that did not decrypt (once), or items that keep going. Never past the
+   * deadline.
    */
   const attempt = async <T>(
     action: string,
-    operation: (client: Client) => Promise<T>,
-    withSession = false,
+    operation: (client: Client, last: boolean) => Promise<T>,
   ): Promise<T> => {
+    let gone = 0;
     let freshSessions = 0;
-    for (let round = 0; ; round++) {
+    for (let pause = 0; ;) {
       try {
-        return await operation(await connect(withSession));
+        return await operation(await connect(), gone === SEARCHES - 1);
       } catch (error) {
         if (error instanceof CliError) throw error;
+        if (error instanceof ItemGone && ++gone < SEARCHES) continue;
+        gone = 0;
         // Only a locked keyring asks more: whether gnome-keyring was given a password.
         const circumstances =
           isLockedFailure(error) && client !== undefined
@@ -114,7 +115,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
         // A secret that did not decrypt gets one more try with a fresh session (a server with
         // another unlucky case than the two session.ts avoids), never a "no credentials".
         const retrySession = error instanceof SessionError && freshSessions++ === 0;
-        const backoff = Math.min(1000, 50 * 2 ** round) * (1 + Math.random() / 2);
+        const backoff = Math.min(1000, 50 * 2 ** pause++) * (1 + Math.random() / 2);
         if (!(transient || retrySession) || deadline.now() + backoff >= deadline.at) {
           throw keychainFailure(action, error, deadline.seconds, circumstances);
         }
@@ -124,162 +125,143 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
   };
 
   const ours = (host: Hostname) => ({ service, username: host });
-  /** The bus-wide turn that stores and forgets of one host take. */
-  const turnOf = (host: Hostname) => `${service}\n${host}`;
 
   /**
-   * One search and read of `host`'s items. An item deleted since the search throws ItemGone,
-   * and so does a secret missing from GetSecrets' answer (gnome-keyring leaves out a deleted
-   * item), unless this is the `last` search: then a missing secret is a malformed answer.
+   * Where stores and forgets of one host take turns, bus-wide: not on gnome-keyring, whose
+   * CreateItem replaces an item with the same attributes and whose deletes may run together.
+   * KeePassXC 2.7.4 crashes on about ten deletes at once, and waits on a dialog when a
+   * CreateItem would replace another's item (keepassxreboot/keepassxc#9255); KWallet is
+   * given turns as well, as nothing says it needs none.
    */
-  const read = async (
+  const takeTurnUnlessGnome = async (
     client: Client,
     host: Hostname,
-    last: boolean,
-  ): Promise<string | undefined> => {
-    const { api } = client;
-    // Only for a warning when nothing is found: the alias rides along in the first write.
-    const defaultCollection = api.readAlias("default");
-    defaultCollection.catch(ignore);
-    const session = client.session();
-    // The secrets of what each search finds leave with its attribute calls.
-    let secrets: Promise<Map<string, EncryptedSecret>> | undefined;
-    // Only what get would read is unlocked: another program's locked item, whose
-    // attributes say so, is not ours to prompt for.
-    const { items, attributes } = await searchUnlocked(api, ours(host), {
-      unlockReadable: (item, found) =>
-        candidatesOf(found.items, found.attributes, service, host).includes(item),
-      answered: (found) =>
-        found.items.some(
-          (item, index) =>
-            !found.locked.has(item) && isOurs(found.attributes[index], service, host),
-        ),
-      searched(found) {
-        // Protected before the secrets are asked for, while the session opens.
-        secrets =
-          found.length === 0
-            ? undefined
-            : Promise.all([session, options.beforeSecret?.()]).then(([opened]) => {
-                const asked = api.getSecrets(found, opened.path);
-                // The key's arithmetic overlaps the round trip of the calls just sent.
-                opened.key().catch(ignore);
-                return asked;
-              });
-        secrets?.catch(ignore);
-      },
-    });
-    if (items.length === 0) {
-      // Absence is no error, but a person running get should learn why terraform login
-      // will fail.
-      if ((await defaultCollection) === undefined) {
-        options.warn(
-          `warning: the keyring has no default collection, so terraform login cannot store a token; ${renderFix(fixFor("no-default-collection"))}`,
-        );
-      }
-      return undefined;
-    }
-    const opened = await session;
-    const key = await opened.key();
-    const candidates = candidatesOf(items, attributes, service, host);
-    const found = (await secrets) ?? new Map<string, EncryptedSecret>();
-    // gnome-keyring leaves out an item deleted since the search: search again.
-    const missing = candidates.find((item) => !found.has(item));
-    if (!last && missing !== undefined) throw new ItemGone(missing);
-    const texts: string[] = [];
-    for (const item of candidates) {
-      const secret = found.get(item);
-      if (secret === undefined) continue;
-      const plaintext = await key.decrypt(secret.iv, secret.ciphertext);
-      try {
-        texts.push(utf8(plaintext, host));
-      } finally {
-        plaintext.fill(0);
-      }
-    }
-    // A service that leaves out what it found (gnome-keyring skips locked items) must not
-    // make get print {}, which reads as "not logged in".
-    if (candidates.length > 0 && texts.length === 0) throw new UnexpectedReply("GetSecrets");
-    // The same one every time, whatever order the service lists them in.
-    texts.sort();
-    if (texts.length > 1) {
-      options.warn(
-        `warning: ${texts.length} keychain items match ${host}; using the first in sorted order; "forget ${host}" removes them all`,
-      );
-    }
-    return texts[0];
+  ): Promise<{ gnome: boolean; searched: SearchResult | undefined }> => {
+    // The first search leaves with the question, in the first write: on gnome-keyring it is
+    // the one that counts; elsewhere the search is made again once the turn is ours.
+    const [gnome, searched] = await Promise.all([
+      client.isGnomeKeyring(),
+      client.api.searchItems(ours(host)),
+    ]);
+    if (gnome) return { gnome, searched };
+    await client.takeTurn(`${service}\n${host}`);
+    return { gnome, searched: undefined };
   };
 
   return {
-    async get(host) {
-      return attempt(
-        "read from",
-        (client) => searchAgainWhileGone((_round, last) => read(client, host, last)),
-        true,
-      );
+    get(host) {
+      return attempt("read from", async (client, last) => {
+        const { api } = client;
+        const session = client.session();
+        // Only what get would read is unlocked: another program's locked item, whose
+        // attributes say so, is not ours to prompt for.
+        const { items, attributes } = await searchUnlocked(
+          api,
+          ours(host),
+          {
+            unlockReadable: (item, found) =>
+              candidatesOf(found.items, found.attributes, service, host).includes(item),
+            answered: (found) =>
+              found.items.some(
+                (item, index) =>
+                  !found.locked.has(item) && isOurs(found.attributes[index], service, host),
+              ),
+          },
+          () => client.isGnomeKeyring(),
+        );
+        const candidates = candidatesOf(items, attributes, service, host);
+        if (candidates.length === 0) {
+          // Absence is no error, but a person running get should learn why terraform login
+          // will fail.
+          if ((await api.readAlias("default")) === undefined) {
+            options.warn(
+              `warning: the keyring has no default collection, so terraform login cannot store a token; ${renderFix(fixFor("no-default-collection"))}`,
+            );
+          }
+          return undefined;
+        }
+        await options.beforeSecret?.();
+        const opened = await session;
+        // The key's arithmetic (~1 ms) runs while GetSecrets travels.
+        const [found, key] = await Promise.all([
+          api.getSecrets(candidates, opened.path),
+          opened.key(),
+        ]);
+        // gnome-keyring leaves out an item deleted since the search: search again.
+        const missing = candidates.find((item) => !found.has(item));
+        if (!last && missing !== undefined) throw new ItemGone(missing);
+        const texts: string[] = [];
+        for (const item of candidates) {
+          const secret = found.get(item);
+          if (secret === undefined) continue;
+          const plaintext = await key.decrypt(secret.iv, secret.ciphertext);
+          try {
+            texts.push(utf8(plaintext, host));
+          } finally {
+            plaintext.fill(0);
+          }
+        }
+        // A service that leaves out what it found (gnome-keyring skips locked items) must not
+        // make get print {}, which reads as "not logged in".
+        if (texts.length === 0) throw new UnexpectedReply("GetSecrets");
+        // The same one every time, whatever order the service lists them in.
+        texts.sort();
+        if (texts.length > 1) {
+          options.warn(
+            `warning: ${texts.length} keychain items match ${host}; using the first in sorted order; "forget ${host}" removes them all`,
+          );
+        }
+        return texts[0];
+      });
     },
 
     async store(host, secret) {
       const bytes = new TextEncoder().encode(secret);
       try {
-        await attempt(
-          "write to",
-          async (client) => {
-            const { api } = client;
-            // Stores (and forgets) of one host take turns: two that both find nothing would
-            // otherwise both create an item (or, on KeePassXC 2.7.4, one would wait on a dialog
-            // to replace the other's: keepassxreboot/keepassxc#9255).
-            const searched = client.searchInTurn(turnOf(host), () => api.searchItems(ours(host)));
-            const defaultCollection = client.defaultCollection();
-            const session = client.session();
-            await searchAgainWhileGone(async (round) => {
-              const found = round === 0 ? await searched : await api.searchItems(ours(host));
-              const collection = await defaultCollection;
-              const planFrom = (search: SearchResult) =>
-                planWrite(api, search, service, host, collection.path);
-              /** Searched again: an unlock may show an item of ours it hid. */
-              const planAgain = async () => planFrom(await api.searchItems(ours(host)));
-              let plan = await planFrom(found);
-              // A locked item shows gnome-keyring's hashed attributes, and a locked collection
-              // hides its items (KeePassXC): whether one of them is ours shows only once it is
-              // unlocked. A decision made before would create a second item beside ours after
-              // the prompt, which later gets could read instead of the new one. So unlock
-              // first (refused at once where no one can answer), then look again.
-              const toUnlock = [...found.locked];
-              if (plan.existing === undefined && collection.locked && plan.target !== undefined) {
-                toUnlock.push(plan.target);
-              }
-              if (toUnlock.length > 0) {
-                await api.unlock(toUnlock);
-                plan = await planAgain();
-              }
-              const opened = await session;
-              const encrypted = await (await opened.key()).encrypt(bytes);
-              const write = ({ existing, target, replace }: WritePlan) => {
-                if (existing !== undefined) return api.setSecret(existing, encrypted, opened.path);
-                if (target === undefined) throw new NoDefaultCollection();
-                return api.createItem(
-                  target,
-                  `keyring:${host}@${service}`,
-                  ours(host),
-                  encrypted,
-                  opened.path,
-                  replace,
-                );
-              };
-              try {
-                await write(plan);
-              } catch (error) {
-                if (!isLockedError(error) || plan.target === undefined) throw error;
-                // Locked meanwhile: unlocked, it may show another item of ours.
-                await api.unlock([plan.target]);
-                await write(await planAgain());
-              }
-            });
-            // The next store of this host (in this process, or one queued behind us) goes now.
-            client.endTurn();
-          },
-          true,
-        );
+        await attempt("write to", async (client) => {
+          const { api } = client;
+          const session = client.session();
+          const { gnome, searched } = await takeTurnUnlessGnome(client, host);
+          /** Searched (again): an unlock may show an item of ours it hid. */
+          const plan = async (found?: SearchResult) =>
+            planWrite(api, found ?? (await api.searchItems(ours(host))), service, host, gnome);
+          const first = await plan(searched);
+          let { write } = first;
+          // A locked item shows gnome-keyring's hashed attributes, and a locked collection
+          // hides its items (KeePassXC): whether one of them is ours shows only once it is
+          // unlocked. A decision made before would create a second item beside ours after
+          // the prompt, which later gets could read instead of the new one. So unlock
+          // first (refused at once where no one can answer), then look again.
+          if (first.toUnlock.length > 0) {
+            await api.unlock(first.toUnlock);
+            ({ write } = await plan());
+          }
+          const opened = await session;
+          const encrypted = await (await opened.key()).encrypt(bytes);
+          const writeTo = ({ existing, target, replace }: WritePlan) => {
+            if (existing !== undefined) return api.setSecret(existing, encrypted, opened.path);
+            if (target === undefined) throw new NoDefaultCollection();
+            return api.createItem(
+              target,
+              `keyring:${host}@${service}`,
+              ours(host),
+              encrypted,
+              opened.path,
+              replace,
+            );
+          };
+          try {
+            await writeTo(write);
+          } catch (error) {
+            if (!isLockedError(error) || write.target === undefined) throw error;
+            // Locked meanwhile (or, on gnome-keyring, a locked collection nobody asked
+            // about): unlocked, it may show another item of ours.
+            await api.unlock([write.target]);
+            await writeTo((await plan()).write);
+          }
+          // The next store of this host (in this process, or one queued behind us) goes now.
+          client.endTurn();
+        });
       } finally {
         bytes.fill(0);
       }
@@ -292,23 +274,27 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     async forget(host) {
       await attempt("delete from", async (client) => {
         const { api } = client;
-        // Forgets of one host take turns with each other and with stores: KeePassXC 2.7.4
-        // crashes on about ten deletes at once.
-        const search = () => searchUnlocked(api, ours(host), EVERYTHING);
-        const searched = client.searchInTurn(turnOf(host), search);
-        await searchAgainWhileGone(async (round) => {
-          const { items } = await (round === 0 ? searched : search());
-          await Promise.all(items.map((item) => deleteIfThere(api, item)));
-        });
+        const { gnome, searched } = await takeTurnUnlessGnome(client, host);
+        const { items } = await searchUnlocked(
+          api,
+          ours(host),
+          EVERYTHING,
+          async () => gnome,
+          searched,
+        );
+        await Promise.all(items.map((item) => deleteIfThere(api, item)));
         client.endTurn();
       });
     },
 
     async list() {
-      return attempt("list the entries of", async ({ api }) => {
+      return attempt("list the entries of", async (client) => {
         // Only the attributes are read: a locked item that shows them plainly stays locked.
-        const { attributes } = await searchAgainWhileGone(() =>
-          searchUnlocked(api, { service }, { unlockReadable: () => false, answered: () => false }),
+        const { attributes } = await searchUnlocked(
+          client.api,
+          { service },
+          { unlockReadable: () => false, answered: () => false },
+          () => client.isGnomeKeyring(),
         );
         const hosts = new Set<Hostname>();
         for (const found of attributes) {
@@ -328,48 +314,50 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
   } satisfies SecretServiceStore;
 }
 
-/** Unlocks every locked item found and every locked collection. */
-const EVERYTHING: SearchScope = { unlockReadable: () => true, answered: () => false };
+/** Unlocks every locked item found and every locked collection, and reads no attributes. */
+const EVERYTHING: SearchScope = { unlockReadable: "all", answered: () => false };
 
 /** One connection with its API and, once asked for, its encrypted session. */
 class Client {
   readonly api: SecretServiceApi;
   private opened: Promise<OpenedSession> | undefined;
+  private gnome: Promise<boolean> | undefined;
   private readonly connection: BusConnection;
-  private readonly exchange: KeyExchange | undefined;
   private turn: string | undefined;
 
-  constructor(connection: BusConnection, exchange: KeyExchange | undefined, prompts: PromptPolicy) {
+  constructor(connection: BusConnection, prompts: PromptPolicy) {
     this.connection = connection;
-    this.exchange = exchange;
     this.api = new SecretServiceApi(connection, prompts);
   }
 
   /**
-   * Takes the bus-wide turn of `key` until endTurn() or the end of this connection; resolves
-   * true when it was free at once. A bus whose policy refuses us the name gives no turns: then every
-   * caller goes at once, as before there were turns.
+   * Whether the Secret Service is gnome-keyring: the connection that owns its name also owns
+   * org.gnome.keyring. gnome-keyring lists a locked collection's items in a search (as the
+   * API asks; KeePassXC and KWallet hide them), and needs no turns. Asked of the bus once;
+   * false when either name has no owner (a service not started yet, a bus that hides names).
    */
-  takeTurn(key: string): Promise<boolean> {
-    this.turn = `org.terraform_credentials_keychain.Store.h${fnv1a(key)}`;
-    const taken = this.connection.acquireName(this.turn).catch((error: unknown) => {
-      if (error instanceof DbusErrorReply) return true;
-      throw error;
-    });
-    taken.catch(ignore);
-    return taken;
+  isGnomeKeyring(): Promise<boolean> {
+    this.gnome ??= Promise.all([this.owner(SECRETS), this.owner("org.gnome.keyring")]).then(
+      ([secrets, gnome]) => secrets !== undefined && secrets === gnome,
+      () => false,
+    );
+    return this.gnome;
   }
 
   /**
-   * Takes the turn of `key` and runs `search`; resolves with a search made while the turn is
-   * ours. The search leaves with the request for the turn, and is made again when we had to
-   * wait: the first may predate the last change.
+   * Takes the bus-wide turn of `key` until endTurn() or the end of this connection. A bus
+   * whose policy refuses us the name gives no turns: then every caller goes at once, as
+   * before there were turns.
    */
-  async searchInTurn<T>(key: string, search: () => Promise<T>): Promise<T> {
-    const turn = this.takeTurn(key);
-    const early = search();
-    early.catch(ignore);
-    return (await turn) ? await early : await search();
+  async takeTurn(key: string): Promise<void> {
+    const name = `org.terraform_credentials_keychain.Store.h${fnv1a(key)}`;
+    try {
+      await this.connection.acquireName(name);
+    } catch (error) {
+      if (error instanceof DbusErrorReply) return;
+      throw error;
+    }
+    this.turn = name;
   }
 
   /** Gives the turn taken last to whoever waits for it. */
@@ -379,26 +367,16 @@ class Client {
   }
 
   /**
-   * The default collection (`path` undefined when there is none) and whether it is locked,
-   * for store: the second question leaves as soon as the first is answered, while the other
-   * calls of the first write are still on their way.
-   */
-  defaultCollection(): Promise<{ path: string | undefined; locked: boolean }> {
-    const asked = this.api.readAlias("default").then(async (path) => ({
-      path,
-      locked: path === undefined ? false : await this.api.collectionLocked(path),
-    }));
-    asked.catch(ignore);
-    return asked;
-  }
-
-  /**
-   * The session, opened on first use. Asked for in the same turn as the first calls, its
-   * OpenSession leaves in their write.
+   * The session, opened on first use. Our half of the key exchange (~1 ms of BigInt) is made
+   * once the calls of this turn of the event loop have left, while the bus authenticates us
+   * and answers them; OpenSession follows in a write of its own. Not awaited when a call
+   * fails first: its own failure is reported there.
    */
   session(): Promise<OpenedSession> {
     if (this.opened === undefined) {
-      this.opened = this.api.openSession(this.exchange ?? startKeyExchange());
+      this.opened = new Promise((resolve) => setImmediate(resolve)).then(() =>
+        this.api.openSession(startKeyExchange()),
+      );
       this.opened.catch(ignore);
     }
     return this.opened;
@@ -411,6 +389,24 @@ class Client {
 
   close(): void {
     this.connection.close();
+  }
+
+  /** The unique name that owns `name`, or undefined when none does. */
+  private async owner(name: string): Promise<string | undefined> {
+    try {
+      const [owner] = (
+        await this.connection.call({
+          ...BUS,
+          member: "GetNameOwner",
+          signature: "s",
+          body: [name],
+        })
+      ).body;
+      return typeof owner === "string" ? owner : undefined;
+    } catch (error) {
+      if (error instanceof DbusErrorReply) return undefined;
+      throw error;
+    }
   }
 }
 
@@ -468,26 +464,11 @@ const PROVIDER_ATTRIBUTES = new Set<string>([
   "Path",
 ]);
 
-/** How many searches get and store make before an item that keeps disappearing is an error. */
-const SEARCHES = 4;
-
 /**
- * Runs `operation` (round 0, 1, ...) again while it fails with ItemGone: an item deleted
- * between the search and the next call is normal, and the next round searches again. The
- * `last` round's ItemGone is thrown (attempt() then tries on a fresh connection).
+ * How many times in a row get, store and forget search again at once after an item went;
+ * then a fresh connection after a pause.
  */
-async function searchAgainWhileGone<T>(
-  operation: (round: number, last: boolean) => Promise<T>,
-): Promise<T> {
-  for (let round = 0; ; round++) {
-    const last = round === SEARCHES - 1;
-    try {
-      return await operation(round, last);
-    } catch (error) {
-      if (last || !(error instanceof ItemGone)) throw error;
-    }
-  }
-}
+const SEARCHES = 4;
 
 /** Deletes `item`; false when it was already gone (another forget got there first). */
 async function deleteIfThere(api: SecretServiceApi, item: string): Promise<boolean> {
@@ -513,14 +494,19 @@ interface WritePlan {
   readonly replace: boolean;
 }
 
-/** Decides where a store writes, from what a search found (ItemGone if one goes meanwhile). */
+/**
+ * Decides where a store writes, from what a search found (ItemGone if one goes meanwhile),
+ * and what must be unlocked before the decision holds: the locked items found, and the
+ * default collection when it is locked and the provider hides a locked collection's items
+ * (not gnome-keyring), as long as no item of ours is found.
+ */
 async function planWrite(
   api: SecretServiceApi,
   found: SearchResult,
   service: string,
   host: Hostname,
-  defaultCollection: string | undefined,
-): Promise<WritePlan> {
+  gnome: boolean,
+): Promise<{ readonly toUnlock: readonly string[]; readonly write: WritePlan }> {
   const items = [...found.unlocked, ...found.locked];
   const attributes = await Promise.all(items.map((item) => api.itemAttributes(item)));
   const mine = items.filter((_, index) => isOurs(attributes[index], service, host));
@@ -528,7 +514,15 @@ async function planWrite(
   // all if the write then failed: the user decides.
   if (mine.length > 1) throw severalItems(host, mine.length);
   const [existing] = mine;
-  return { existing, target: existing ?? defaultCollection, replace: items.length === 0 };
+  const toUnlock = [...found.locked];
+  if (existing !== undefined) {
+    return { toUnlock, write: { existing, target: existing, replace: false } };
+  }
+  const target = await api.readAlias("default");
+  if (target !== undefined && !gnome && (await api.collectionLocked(target))) {
+    toUnlock.push(target);
+  }
+  return { toUnlock, write: { existing, target, replace: items.length === 0 } };
 }
 
 function severalItems(host: Hostname, count: number): CliError {

@@ -785,6 +785,27 @@ describe("acquireName", () => {
   });
 });
 
+describe("releaseName", () => {
+  test("ReleaseName leaves asking for no reply (NO_REPLY_EXPECTED), and the connection goes on", async (t) => {
+    const released: { flags: number; body: unknown }[] = [];
+    const bus = await startFakeBus(t, {
+      onMessage: (message, peer) => {
+        if (answerHello(message, peer)) return;
+        if (message.member === "ReleaseName") released.push(message);
+        else answerEcho(message, peer);
+      },
+    });
+    const connection = await open(t, bus, 1000);
+    connection.releaseName("org.terraform_credentials_keychain.Store.h0123abcd");
+    // Sent after it, answered after it: the bus has seen the ReleaseName by then.
+    assert.deepEqual((await connection.call(ECHO)).body, ["hello"]);
+    assert.deepEqual(
+      released.map(({ flags, body }) => ({ flags, body })),
+      [{ flags: 1, body: ["org.terraform_credentials_keychain.Store.h0123abcd"] }],
+    );
+  });
+});
+
 describe("connecting", () => {
   test("a missing socket: BusUnavailable with code ENOENT", async (t) => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "tfck-no-bus-"));

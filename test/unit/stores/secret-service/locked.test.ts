@@ -67,6 +67,8 @@ const GET_LIKE: SearchScope = {
   answered: (found) => found.items.some((item) => !found.locked.has(item)),
 };
 const LIST_LIKE: SearchScope = { unlockReadable: () => false, answered: () => false };
+/** A provider that hides a locked collection's items from a search (KeePassXC, KWallet). */
+const HIDES_LOCKED = async () => false;
 
 describe("searchUnlocked", () => {
   test("everything unlocked: one search, no Unlock", async () => {
@@ -74,7 +76,7 @@ describe("searchUnlocked", () => {
       { "/c/login": false },
       { "/c/login/1": { collection: "/c/login", attributes: OURS } },
     );
-    const found = await searchUnlocked(api, QUERY, GET_LIKE);
+    const found = await searchUnlocked(api, QUERY, GET_LIKE, HIDES_LOCKED);
     assert.deepEqual(found.items, ["/c/login/1"]);
     assert.deepEqual(unlockCalls, []);
   });
@@ -84,21 +86,21 @@ describe("searchUnlocked", () => {
       { "/c/login": true },
       { "/c/login/1": { collection: "/c/login", attributes: HASHED, unlockedAttributes: OURS } },
     );
-    const found = await searchUnlocked(api, QUERY, LIST_LIKE);
+    const found = await searchUnlocked(api, QUERY, LIST_LIKE, HIDES_LOCKED);
     assert.deepEqual(found.attributes, [OURS]);
     assert.deepEqual(unlockCalls, [["/c/login", "/c/login/1"]]);
   });
 
   test("a locked collection that hides its items (KeePassXC) is unlocked before nothing is believed", async () => {
     const { api, unlockCalls } = fakeService({ "/c/db": true, "/c/session": false }, {});
-    const found = await searchUnlocked(api, QUERY, GET_LIKE);
+    const found = await searchUnlocked(api, QUERY, GET_LIKE, HIDES_LOCKED);
     assert.deepEqual(found.items, []);
     assert.deepEqual(unlockCalls, [["/c/db"]]);
   });
 
   test("where no prompt can be shown, a locked place is an error, not nothing found", async () => {
     const { api } = fakeService({ "/c/login": true }, {}, false);
-    await assert.rejects(searchUnlocked(api, QUERY, GET_LIKE), KeyringLocked);
+    await assert.rejects(searchUnlocked(api, QUERY, GET_LIKE, HIDES_LOCKED), KeyringLocked);
   });
 
   test("an answer found unlocked needs no look into locked collections", async () => {
@@ -106,7 +108,7 @@ describe("searchUnlocked", () => {
       { "/c/login": false, "/c/other": true },
       { "/c/login/1": { collection: "/c/login", attributes: OURS } },
     );
-    await searchUnlocked(api, QUERY, GET_LIKE);
+    await searchUnlocked(api, QUERY, GET_LIKE, HIDES_LOCKED);
     assert.deepEqual(unlockCalls, []);
   });
 
@@ -118,7 +120,12 @@ describe("searchUnlocked", () => {
         "/c/other/1": { collection: "/c/other", attributes: THEIRS },
       },
     );
-    const found = await searchUnlocked(api, QUERY, { ...GET_LIKE, unlockReadable: () => false });
+    const found = await searchUnlocked(
+      api,
+      QUERY,
+      { ...GET_LIKE, unlockReadable: () => false },
+      HIDES_LOCKED,
+    );
     assert.deepEqual(unlockCalls, []);
     assert.deepEqual([...found.locked], ["/c/other/1"]);
   });
@@ -126,6 +133,39 @@ describe("searchUnlocked", () => {
   test("an Unlock that leaves the place locked is an error, not a loop", async () => {
     const { api } = fakeService({ "/c/login": true }, {});
     const stuck: LockedPlacesApi = { ...api, unlock: async () => undefined };
-    await assert.rejects(searchUnlocked(stuck, QUERY, GET_LIKE), KeyringLocked);
+    await assert.rejects(searchUnlocked(stuck, QUERY, GET_LIKE, HIDES_LOCKED), KeyringLocked);
+  });
+
+  test("a provider that lists locked items (gnome-keyring): nothing found is the answer, no collection is asked about", async () => {
+    const { api, unlockCalls } = fakeService({ "/c/login": true }, {});
+    const asked: string[] = [];
+    const counted: LockedPlacesApi = {
+      ...api,
+      collections: async () => {
+        asked.push("Collections");
+        return api.collections();
+      },
+    };
+    const found = await searchUnlocked(counted, QUERY, GET_LIKE, async () => true);
+    assert.deepEqual([found.items, asked, unlockCalls], [[], [], []]);
+  });
+
+  test('"all" unlocks every locked item without reading an attribute', async () => {
+    const { api, unlockCalls } = fakeService(
+      { "/c/login": true },
+      { "/c/login/1": { collection: "/c/login", attributes: THEIRS } },
+    );
+    const noAttributes: LockedPlacesApi = {
+      ...api,
+      itemAttributes: async () => assert.fail("an attribute was read"),
+    };
+    const found = await searchUnlocked(
+      noAttributes,
+      QUERY,
+      { unlockReadable: "all", answered: () => false },
+      async () => true,
+    );
+    assert.deepEqual(unlockCalls, [["/c/login/1"]]);
+    assert.deepEqual(found.items, ["/c/login/1"]);
   });
 });
