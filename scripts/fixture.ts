@@ -11,9 +11,9 @@ import {
   followBlock,
   namesStore,
   optionsOfArgs,
-  parseBackend,
   parseServiceName,
-} from "../src/system/options.ts";
+} from "../src/commands/options.ts";
+import { parseBackend } from "../src/stores/registry.ts";
 import { renderCredentialsHelper } from "../src/terraform/cli-config.ts";
 import { newToken, startFixtureServer } from "../test/e2e/support/fixture-server.ts";
 

@@ -1,9 +1,9 @@
 import { commandLine } from "../commands/command-line.ts";
 import type { Io } from "../system/io.ts";
-import { followBlock, namesStore, optionsOfArgs, type GlobalOptions } from "../system/options.ts";
+import { followBlock, namesStore, optionsOfArgs, type GlobalOptions } from "../commands/options.ts";
 
 /** Where `followedOptions` says what it did; a missing one says nothing. */
-export interface FollowNotes {
+interface FollowNotes {
   /** The block decided something: which block, and its args. */
   readonly following?: (line: string) => void;
   /** The block's args are not options we read: the command line's and the defaults are used. */

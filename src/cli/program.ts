@@ -3,20 +3,18 @@ import { CliError, ExitCode } from "../errors.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import type { CommandRunner } from "../commands/exec.ts";
-import type { CredentialStore } from "../stores/credential-store.ts";
+import type { CredentialStore } from "../protocol/credential-store.ts";
 import type { HttpsGet } from "../system/https-get.ts";
 import type { Io } from "../system/io.ts";
+import { DEFAULT_SERVICE, parseServiceName } from "../commands/options.ts";
+import type { GlobalOptions } from "../commands/options.ts";
+import { BACKENDS, DEFAULT_BACKEND, parseBackend } from "../stores/registry.ts";
 import {
-  BACKENDS,
-  DEFAULT_SERVICE,
-  parseBackend,
-  parseServiceName,
+  DEFAULT_TIMEOUT_SECONDS,
   parseTimeout,
   TIMEOUT_VARIABLE,
-  timeoutSeconds,
-} from "../system/options.ts";
-import type { GlobalOptions } from "../system/options.ts";
-import { DEFAULT_TIMEOUT_SECONDS } from "../system/options.ts";
+  type Deadline,
+} from "../system/deadline.ts";
 import { PROTOCOL_VERB_NAMES, type ProtocolVerb } from "./protocol-call.ts";
 import { isForPeople, missingCommand, unknownCommand, usageError } from "./usage-errors.ts";
 
@@ -32,7 +30,11 @@ export type VerbHandlers = Record<
 /** What the commands for people need from outside the process's streams; `run` supplies it. */
 export interface CommandContext {
   readonly version: string;
-  openStore(options: GlobalOptions): CredentialStore | Promise<CredentialStore>;
+  /** Opens the store; under `deadline` when the command started one, else one from now. */
+  openStore(
+    options: GlobalOptions,
+    deadline?: Deadline,
+  ): CredentialStore | Promise<CredentialStore>;
   /** Sends doctor's HTTPS requests; absent where no request may leave (tests in-process). */
   readonly httpsGet?: HttpsGet;
   /** Runs `exec`'s command; absent where no child process may be started. */
@@ -168,7 +170,8 @@ Terraform or OpenTofu runs this program as a credentials helper:
 
   // Each loads its modules only when it runs, so that the protocol verbs, which Terraform
   // runs over and over, never pay for them. The command returns data; render.ts words it.
-  const openStore = (options: GlobalOptions) => context.openStore(options);
+  const openStore = (options: GlobalOptions, deadline?: Deadline) =>
+    context.openStore(options, deadline);
   const follow = async (given: Partial<GlobalOptions>, tell = note(io)) =>
     (await import("./followed-options.ts")).followedOptions(io, given, {
       following: tell,
@@ -269,14 +272,13 @@ Terraform or OpenTofu runs this program as a credentials helper:
       const tokens = context.httpsGet && {
         offline: flags.offline === true,
         get: context.httpsGet,
-        timeoutSeconds: timeoutSeconds(options, io.env),
       };
       const checks = await runDoctor(
         io,
         context.version,
         options,
         helperArgs(options),
-        () => openStore(options),
+        (deadline) => openStore(options, deadline),
         tokens,
       );
       renderDoctor(io, checks);
@@ -396,6 +398,6 @@ function givenOptions(command: Command): Partial<GlobalOptions> {
 
 /** The root's options, the defaults for those not given. */
 function globalOptions(command: Command): GlobalOptions {
-  const { service = DEFAULT_SERVICE, backend = "keychain", ...rest } = givenOptions(command);
+  const { service = DEFAULT_SERVICE, backend = DEFAULT_BACKEND, ...rest } = givenOptions(command);
   return { service, backend, ...rest };
 }

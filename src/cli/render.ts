@@ -1,21 +1,16 @@
 import { CliError } from "../errors.ts";
-import { printable } from "../quote.ts";
+import { printable } from "../system/quote.ts";
 import type { Check } from "../commands/doctor.ts";
 import type { AppliedStep } from "../commands/cli-config-edits.ts";
-import {
-  argsWithout,
-  commandLine,
-  helperArgs,
-  storeName,
-  withVariable,
-} from "../commands/command-line.ts";
+import { argsWithout, commandLine, helperArgs, withVariable } from "../commands/command-line.ts";
 import { fixWith, renderFix } from "../fixes.ts";
+import { storeTitle } from "../stores/registry.ts";
 import { leftBehind, type ImportResult } from "../commands/import.ts";
 import type { InstallResult } from "../commands/install.ts";
 import type { ListResult } from "../commands/list.ts";
 import type { UninstallResult } from "../commands/uninstall.ts";
 import type { Io } from "../system/io.ts";
-import type { GlobalOptions } from "../system/options.ts";
+import type { GlobalOptions } from "../commands/options.ts";
 
 // What the commands for people return, as lines for people: the commands return data
 // (plans, steps taken, hosts, checks), and this file turns it into the report they print.
@@ -83,26 +78,25 @@ export function renderInstall(io: Io, result: InstallResult): void {
   const helper = (options: GlobalOptions, ...words: string[]) =>
     inProfile([next.helper, ...helperArgs(options), ...words]);
   say(
-    `next: "${inProfile(["terraform", "login", "HOST"])}" (or "${inProfile(["tofu", "login", "HOST"])}") stores the token in ${storeName(options.backend)};`,
+    `next: "${inProfile(["terraform", "login", "HOST"])}" (or "${inProfile(["tofu", "login", "HOST"])}") stores the token in ${storeTitle(options.backend, io.platform)};`,
   );
   say(
     `      "${helper(options, "import")}" moves tokens already in credentials.tfrc.json or credentials blocks;`,
   );
   say(`      "${helper(options, "doctor")}" checks the set-up`);
-  if (storeProblem?.backend === "keychain") {
-    say(`warning: the keychain cannot be reached here: ${storeProblem.summary}`);
-    say(
-      `      on a machine without a desktop session, store in pass instead: "${helper({ ...options, backend: "pass" }, "install", "--force")}"`,
+  if (storeProblem === undefined) return;
+  say(`warning: ${storeProblem.title} cannot store tokens here yet: ${storeProblem.summary}`);
+  if (storeProblem.fix !== undefined) {
+    const fix = fixWith(storeProblem.fix, inProfile([next.helper]), (named) =>
+      commandLine(argsWithout(helperArgs(options), named), io.platform),
     );
-  } else if (storeProblem?.backend === "pass") {
-    say(`warning: pass cannot store tokens here yet: ${storeProblem.summary}`);
-    if (storeProblem.fix !== undefined) {
-      const fix = fixWith(storeProblem.fix, inProfile([next.helper]), (named) =>
-        commandLine(argsWithout(helperArgs(options), named), io.platform),
-      );
-      say(`      fix: ${renderFix(fix)}`);
-    }
+    say(`      fix: ${renderFix(fix)}`);
   }
+  const { instead } = storeProblem;
+  if (instead !== undefined)
+    say(
+      `      or store in ${instead.title} instead: "${helper({ ...options, backend: instead.backend }, "install", "--force")}"`,
+    );
 }
 
 /** `uninstall`'s report on stdout; a failure part way is thrown after the steps that were taken. */
@@ -142,7 +136,7 @@ export function renderUninstall(io: Io, result: UninstallResult): void {
       );
   }
   report.print(say);
-  const where = `${storeName(options.backend)} (service "${options.service}")`;
+  const where = `${storeTitle(options.backend, io.platform)} (service "${options.service}")`;
   for (const host of result.forgotten ?? [])
     say(
       dryRun
@@ -152,8 +146,8 @@ export function renderUninstall(io: Io, result: UninstallResult): void {
   if (result.failure !== undefined) throw result.failure;
   if (result.forgotten === undefined) {
     const deleting = result.deleteCommands
-      ?.map((words) =>
-        withVariable(result.deleteVariable, commandLine(words, io.platform), io.platform),
+      ?.map(({ words, variable }) =>
+        withVariable(variable, commandLine(words, io.platform), io.platform),
       )
       .join(" && ");
     if (hosts === undefined)
@@ -209,7 +203,7 @@ export function renderImport(
     );
     return;
   }
-  const into = storeName(options.backend);
+  const into = storeTitle(options.backend, io.platform);
   const would = dryRun ? "would be " : "";
   const plan = dryRun ? "(dry run, nothing changed) " : "";
   for (const { outcome, host, file, reason } of report.hosts) {
@@ -245,7 +239,7 @@ export function renderList(io: Io, { json }: { readonly json: boolean }, result:
   else if (hosts.length > 0) for (const host of hosts) sayer(io)(host);
   else if (io.stdoutIsTTY === true)
     io.stderr.write(
-      `no credentials stored in ${storeName(options.backend)} (service "${options.service}")\n`,
+      `no credentials stored in ${storeTitle(options.backend, io.platform)} (service "${options.service}")\n`,
     );
 }
 

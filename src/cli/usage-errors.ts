@@ -1,8 +1,8 @@
 import type { Command, CommanderError } from "commander";
 import { CliError, ExitCode } from "../errors.ts";
-import { quote } from "../quote.ts";
+import { quote } from "../system/quote.ts";
 import { PROTOCOL_VERB_NAMES } from "./protocol-call.ts";
-import type { GlobalOptions } from "../system/options.ts";
+import type { GlobalOptions } from "../commands/options.ts";
 
 /**
  * A usage error of commander's, in our words: one line, lowercase, naming the command and

@@ -1,4 +1,5 @@
-import { DEFAULT_SERVICE, type GlobalOptions } from "../system/options.ts";
+import { DEFAULT_SERVICE, type GlobalOptions } from "./options.ts";
+import { DEFAULT_BACKEND } from "../stores/registry.ts";
 
 /**
  * A command line a person can paste into their shell and run as printed: words made only of
@@ -49,11 +50,6 @@ export function profileVariable(
   return undefined;
 }
 
-/** How messages name the store the options select. */
-export function storeName(backend: GlobalOptions["backend"]): string {
-  return backend === "pass" ? "pass" : "the keychain";
-}
-
 /** `args` (option words) less the options named in `named` and their values. */
 export function argsWithout(args: readonly string[], named: readonly string[]): string[] {
   const kept: string[] = [];
@@ -70,7 +66,7 @@ export function argsWithout(args: readonly string[], named: readonly string[]): 
 /** The shortest options that select the same store as these: for commands a person types. */
 export function helperArgs(options: Pick<GlobalOptions, "backend" | "service">): string[] {
   return [
-    ...(options.backend === "keychain" ? [] : ["--backend", options.backend]),
+    ...(options.backend === DEFAULT_BACKEND ? [] : ["--backend", options.backend]),
     ...(options.service === DEFAULT_SERVICE ? [] : ["--service", options.service]),
   ];
 }

@@ -1,10 +1,10 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import type { GlobalOptions } from "../system/options.ts";
-import type { CredentialStore } from "../stores/credential-store.ts";
-import { probePass } from "../stores/pass/pass-probe.ts";
-import { PROBE_TIMEOUT_SECONDS, type ProbeResult } from "../stores/probe-result.ts";
-import { probeSecretService } from "../stores/secret-service/probe.ts";
+import type { GlobalOptions } from "./options.ts";
+import type { CredentialStore } from "../protocol/credential-store.ts";
+import { PROBE_TIMEOUT_SECONDS, type ProbeResult } from "../stores/store-description.ts";
+import { storeFor, storesOn, storeTitle } from "../stores/registry.ts";
+import { deadlineIn, timeoutGiven, timeoutSeconds, type Deadline } from "../system/deadline.ts";
 import { fixFor, fixWith, renderFix, type FixNeeded } from "../fixes.ts";
 import { CliError } from "../errors.ts";
 import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
@@ -21,27 +21,19 @@ import type { Machine } from "../system/io.ts";
 import { exposuresOf } from "./writable-by-others.ts";
 import { installedBlock } from "./installed-block.ts";
 import { readTextIfExists } from "../system/files.ts";
-import { printable } from "../quote.ts";
+import { printable } from "../system/quote.ts";
 import { viewsOf } from "./read-view.ts";
-import { outputOf } from "../system/probe-output.ts";
+import { captureCommand } from "../system/run-command.ts";
 import {
   argsWithout,
   commandLine,
   helperArgs as shortestArgs,
   profileVariable,
-  storeName,
   withVariable,
 } from "./command-line.ts";
 import { helperCommand, linksTo } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
-import {
-  followBlock,
-  namesStore,
-  optionsOfArgs,
-  storeOfArgs,
-  TIMEOUT_VARIABLE,
-  timeoutSeconds,
-} from "../system/options.ts";
+import { followBlock, namesStore, optionsOfArgs, storeOfArgs } from "./options.ts";
 import { checkStoredTokens, type TokenCheckOptions } from "./token-check.ts";
 
 export interface Check {
@@ -60,9 +52,11 @@ export async function runDoctor(
   version: string,
   options: GlobalOptions,
   helperArgs: readonly string[],
-  openStore: () => CredentialStore | Promise<CredentialStore>,
-  tokens?: TokenCheckOptions,
+  openStore: (deadline: Deadline) => CredentialStore | Promise<CredentialStore>,
+  tokens?: Omit<TokenCheckOptions, "deadline">,
 ): Promise<Check[]> {
+  // One deadline for all of doctor: its probes, the store, the token check.
+  const deadline = deadlineIn(timeoutSeconds(options, io.env));
   const locations = locationsOf(io);
   const checks: Check[] = [];
 
@@ -77,6 +71,7 @@ export async function runDoctor(
     fromBlock === undefined ? inBlock : shortestArgs(followBlock({}, fromBlock).options);
   const installation = await installationCheck(
     io,
+    deadline,
     version,
     locations.helperInstallPath,
     locations.pluginDirs,
@@ -104,7 +99,7 @@ export async function runDoctor(
     );
   // Opened once, by the store check when the probe allows it; the token check reuses it.
   let opened: Promise<CredentialStore> | undefined;
-  const openOnce = () => (opened ??= Promise.resolve().then(openStore));
+  const openOnce = () => (opened ??= Promise.resolve(deadline).then(openStore));
   // A fix as data, rendered with the helper's command and these options.
   const renderNeeded = (needed: FixNeeded) =>
     renderFix(
@@ -112,7 +107,9 @@ export async function runDoctor(
         commandLine(argsWithout(helperArgs, named), io.platform),
       ),
     );
-  checks.unshift(...(await storeChecks(io, options, openOnce, switchTo, stacksNote, renderNeeded)));
+  checks.unshift(
+    ...(await storeChecks(io, options, deadline, openOnce, switchTo, stacksNote, renderNeeded)),
+  );
 
   for (const { view, tools } of mainFiles(views)) {
     const file = view.mainFile;
@@ -152,8 +149,13 @@ export async function runDoctor(
   const shadows = new Map(
     shadowsOf(views).map(({ host, sends }) => [host, printable(describeSends(sends))]),
   );
-  const context = { ...io, shadows, storeName: storeName(options.backend), inProfile };
-  checks.push(...(await checkStoredTokens(opened, context, tokens)));
+  const context = {
+    ...io,
+    shadows,
+    storeName: storeTitle(options.backend, io.platform),
+    inProfile,
+  };
+  checks.push(...(await checkStoredTokens(opened, context, { ...tokens, deadline })));
   return checks;
 }
 
@@ -164,32 +166,34 @@ export async function runDoctor(
 async function storeChecks(
   io: Machine,
   options: GlobalOptions,
+  deadline: Deadline,
   openStore: () => CredentialStore | Promise<CredentialStore>,
   switchTo: (backend: GlobalOptions["backend"]) => string,
   stacksNote: (hosts: readonly string[]) => string | undefined,
   renderNeeded: (needed: FixNeeded) => string,
 ): Promise<Check[]> {
-  // Each probe waits as long as --timeout (or the variable) says before it calls its store
+  // Each probe waits as long as --timeout (or the variable) leaves before it calls its store
   // hung; without either, doctor's own shorter default: a person is waiting, and no probe
   // waits for an unlock prompt, for which a call's default is as long as it is.
-  const timeout =
-    options.timeout !== undefined || (io.env[TIMEOUT_VARIABLE] ?? "") !== ""
-      ? timeoutSeconds(options, io.env)
-      : PROBE_TIMEOUT_SECONDS;
-  const keychain = await probeKeychain(io, options.service, timeout);
-  const pass = await probePass(io.env, io.homedir, io.platform, timeout * 1000);
-  const probes: Record<GlobalOptions["backend"], ProbeResult> = { keychain, pass };
-  const chosen = probes[options.backend];
+  const probeDeadline = () =>
+    timeoutGiven(options, io.env) ? deadline : deadline.within(PROBE_TIMEOUT_SECONDS);
+  const chosenStore = storeFor(options.backend, io.platform);
+  const probes = new Map<string, ProbeResult>();
+  for (const store of storesOn(io.platform)) {
+    probes.set(
+      store.name,
+      await store.probe({ service: options.service, io, deadline: probeDeadline() }),
+    );
+  }
+  const chosen = probes.get(chosenStore.name);
+  if (chosen === undefined) throw new Error(`${chosenStore.name} serves ${io.platform} unprobed`);
   const title = `store --backend ${options.backend} (service "${options.service}")`;
-  const others = (Object.keys(probes) as GlobalOptions["backend"][]).filter(
-    (backend) => backend !== options.backend,
-  );
+  const others = [...probes].filter(([backend]) => backend !== options.backend);
   // Each store said once: the chosen one first; another that works as an ok line; another
   // that does not only when the chosen one fails too (its fix is then a way out), never
   // inside an ok line.
   const otherChecks = (chosenWorks: boolean): Check[] =>
-    others.flatMap((backend): Check[] => {
-      const probe = probes[backend];
+    others.flatMap(([backend, probe]): Check[] => {
       if (probe.status !== "fail")
         return [
           {
@@ -211,12 +215,14 @@ async function storeChecks(
   if (!chosen.safeToOpen) {
     // The other store works here (a headless machine without D-Bus, with pass set up): the
     // way out is to switch the helper to it, which install --force does, block and all.
-    const other = others.find((backend) => probes[backend].status === "ok");
+    const other = others.find(([, probe]) => probe.status === "ok")?.[0];
     const fixes = [
       ...(chosen.fix ? [renderNeeded(chosen.fix)] : []),
       ...(other === undefined
         ? []
-        : [`${chosen.fix ? "or use" : "use"} ${storeName(other)}: run "${switchTo(other)}"`]),
+        : [
+            `${chosen.fix ? "or use" : "use"} ${storeTitle(other, io.platform)}: run "${switchTo(other)}"`,
+          ]),
     ];
     return [
       {
@@ -256,21 +262,6 @@ async function storeChecks(
   }
 }
 
-/** The system keychain's probe: the Secret Service's, Credential Manager's, or none on macOS. */
-async function probeKeychain(
-  io: Machine,
-  service: string,
-  timeoutSeconds: number,
-): Promise<ProbeResult> {
-  if (io.platform === "win32") {
-    // Only the Windows executable has the FFI: loaded here, never elsewhere.
-    const { probeCredentialManagerNow } = await import("../stores/credential-manager/open.ts");
-    return probeCredentialManagerNow(service, timeoutSeconds);
-  }
-  if (io.platform !== "darwin") return probeSecretService(io.env, timeoutSeconds);
-  return { status: "ok", summary: "the system keychain is built in", safeToOpen: true };
-}
-
 /**
  * Where the installed helper or a link to it sits in a directory another user could write:
  * they could replace the helper, which reads every token.
@@ -287,13 +278,14 @@ function exposureChecks(io: Machine, target: string): Check[] {
 
 async function installationCheck(
   io: Machine,
+  deadline: Deadline,
   version: string,
   target: string,
   pluginDirs: readonly string[],
   helperArgs: readonly string[],
 ): Promise<Check> {
   const copies = pluginDirs.flatMap((dir) => helperFilesIn(dir));
-  const installed = await versionOf(target, io.env);
+  const installed = await versionOf(target, io.env, deadline.within(5));
   const others = copies.filter((file) => file !== target);
   const details = others.map(
     (file) =>
@@ -550,6 +542,8 @@ function helperFilesIn(dir: string): string[] {
 async function versionOf(
   executable: string,
   env: Readonly<Record<string, string | undefined>>,
+  deadline: Deadline,
 ): Promise<string | undefined> {
-  return (await outputOf(executable, ["--version"], env, 5000))?.trim();
+  const outcome = await captureCommand(executable, ["--version"], { env, deadline });
+  return outcome.kind === "exited" && outcome.code === 0 ? outcome.stdout.trim() : undefined;
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import { CliError } from "../errors.ts";
 import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
 import { parseStorableObject } from "../protocol/credentials-object.ts";
-import type { CredentialStore } from "../stores/credential-store.ts";
+import type { CredentialStore } from "../protocol/credential-store.ts";
 import { credentialsFileWithout, parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { findCredentialsBlockItems, removeCredentialsBlocks } from "../terraform/cli-config.ts";
 import {
@@ -28,7 +28,7 @@ import {
 
 const EMPTY_FILE = '{\n  "credentials": {}\n}\n';
 
-export interface ImportOptions {
+interface ImportOptions {
   /** Copy only: the files are not touched. */
   readonly keep?: boolean;
   /**
@@ -54,12 +54,12 @@ export interface ImportedHost {
   readonly reason?: string;
 }
 
-export interface ImportedFile {
+interface ImportedFile {
   readonly file: string;
   readonly change: "rewritten" | "removed";
 }
 
-export interface ImportReport {
+interface ImportReport {
   readonly hosts: readonly ImportedHost[];
   /** The files that changed (or would, with dryRun). */
   readonly files: readonly ImportedFile[];

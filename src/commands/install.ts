@@ -11,8 +11,10 @@ import { terraformLocations, type TerraformLocations } from "../terraform/locati
 import { viewsOf } from "./read-view.ts";
 import type { Machine } from "../system/io.ts";
 import { readTextIfExists, stageFile, stageSymlink } from "../system/files.ts";
-import { optionsOfArgs, storeOfArgs, type Backend, type GlobalOptions } from "../system/options.ts";
-import { PROBE_TIMEOUT_SECONDS } from "../stores/probe-result.ts";
+import { optionsOfArgs, storeOfArgs, type GlobalOptions } from "./options.ts";
+import { PROBE_TIMEOUT_SECONDS, type StoreDescription } from "../stores/store-description.ts";
+import { storeFor, storesOn } from "../stores/registry.ts";
+import { deadlineIn, timeoutGiven, timeoutSeconds } from "../system/deadline.ts";
 import { helperCommand, planCommandLink, type CommandLink } from "./command-link.ts";
 import { profileVariable } from "./command-line.ts";
 import { exposuresOf, type Exposure } from "./writable-by-others.ts";
@@ -50,11 +52,15 @@ export interface InstallResult {
     readonly helper: string;
     readonly profile?: { readonly name: string; readonly value: string };
   };
-  /** The chosen store cannot keep tokens here yet: why, and the fix its probe gives. */
+  /**
+   * The chosen store cannot keep tokens here yet: how messages name it, why, the fix its
+   * probe gives, and another store (its --backend name and title) whose probe finds it working.
+   */
   readonly storeProblem?: {
-    readonly backend: Backend;
+    readonly title: string;
     readonly summary: string;
     readonly fix?: FixNeeded;
+    readonly instead?: { readonly backend: string; readonly title: string };
   };
 }
 
@@ -85,7 +91,7 @@ export async function install(
     return { plan, options, dryRun: false, applied, failure };
   }
   const profile = profileVariable(machine.env);
-  const storeProblem = await probeChosenStore(machine, options.backend);
+  const storeProblem = await probeChosenStore(machine, options);
   return {
     plan,
     options,
@@ -129,31 +135,37 @@ function selectsSameStore(text: string, args: readonly string[]): boolean {
 }
 
 /**
- * doctor's probe of the chosen store, when it fails: the keychain of a Linux machine with no
- * Secret Service (a server, CI, SSH), where install works and then every login would fail,
- * or pass without a store or a usable key.
+ * The chosen store's probe, when it fails (a Linux machine with no Secret Service, pass
+ * without a store or a usable key): install works, and then every login would fail. Then
+ * the other stores of the platform are probed, for one that works. All by one deadline:
+ * --timeout's, else the probes' short default.
  */
 async function probeChosenStore(
   machine: Machine,
-  backend: Backend,
+  options: GlobalOptions,
 ): Promise<InstallResult["storeProblem"]> {
-  if (backend === "keychain" && machine.platform !== "darwin" && machine.platform !== "win32") {
-    const { probeSecretService } = await import("../stores/secret-service/probe.ts");
-    const probe = await probeSecretService(machine.env, PROBE_TIMEOUT_SECONDS);
-    return probe.status === "fail" ? { backend, summary: probe.summary } : undefined;
+  const deadline = deadlineIn(
+    timeoutGiven(options, machine.env)
+      ? timeoutSeconds(options, machine.env)
+      : PROBE_TIMEOUT_SECONDS,
+  );
+  const probe = (store: StoreDescription) =>
+    store.probe({ service: options.service, io: machine, deadline });
+  const chosen = storeFor(options.backend, machine.platform);
+  const verdict = await probe(chosen);
+  if (verdict.status !== "fail") return undefined;
+  let instead;
+  for (const other of storesOn(machine.platform).filter((store) => store !== chosen)) {
+    if ((await probe(other)).status !== "ok") continue;
+    instead = { backend: other.name, title: other.title };
+    break;
   }
-  if (backend === "pass") {
-    const { probePass } = await import("../stores/pass/pass-probe.ts");
-    const probe = await probePass(
-      machine.env,
-      machine.homedir,
-      machine.platform,
-      PROBE_TIMEOUT_SECONDS * 1000,
-    );
-    if (probe.status !== "fail") return undefined;
-    return { backend, summary: probe.summary, ...(probe.fix !== undefined && { fix: probe.fix }) };
-  }
-  return undefined;
+  return {
+    title: chosen.title,
+    summary: verdict.summary,
+    ...(verdict.fix !== undefined && { fix: verdict.fix }),
+    ...(instead && { instead }),
+  };
 }
 
 export interface InstallPlan {

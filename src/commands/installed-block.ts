@@ -4,7 +4,7 @@ import { HELPER_BLOCK_NAME } from "./cli-config-edits.ts";
 import { viewsOf } from "./read-view.ts";
 
 /** Our credentials_helper block as the CLI config in effect has it. */
-export interface InstalledBlock {
+interface InstalledBlock {
   /** The CLI config file it is in. */
   readonly file: string;
   /** Its args (empty when it has none); `undefined` when they are not plain strings. */

@@ -1,6 +1,6 @@
 import type { Hostname } from "../protocol/hostname.ts";
-import type { CredentialStore } from "../stores/credential-store.ts";
-import type { GlobalOptions } from "../system/options.ts";
+import type { CredentialStore } from "../protocol/credential-store.ts";
+import type { GlobalOptions } from "./options.ts";
 
 /** What `list` found: the hosts with credentials in the store the options select. */
 export interface ListResult {

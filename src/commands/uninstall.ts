@@ -1,16 +1,17 @@
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import type { Hostname } from "../protocol/hostname.ts";
-import type { CredentialStore } from "../stores/credential-store.ts";
+import type { CredentialStore } from "../protocol/credential-store.ts";
 import { readCliConfigFile } from "../terraform/view.ts";
 import { removeCredentialsHelper } from "../terraform/cli-config.ts";
 import type { Machine } from "../system/io.ts";
-import type { GlobalOptions } from "../system/options.ts";
+import type { GlobalOptions } from "./options.ts";
 import { readTextIfExists } from "../system/files.ts";
-import { oneLine } from "../quote.ts";
+import { oneLine } from "../system/quote.ts";
 import { viewsOf } from "./read-view.ts";
 import { linksTo } from "./command-link.ts";
-import { storeForgetCommands } from "../stores/forget-commands.ts";
+import { storeFor } from "../stores/registry.ts";
+import type { DeleteCommand } from "../stores/store-description.ts";
 import {
   commitAll,
   configFiles,
@@ -47,8 +48,7 @@ export interface UninstallResult {
    * words), with the variable they need: they still run after the last uninstall, when the
    * helper's executable is gone. Absent when no tool of the store can.
    */
-  readonly deleteCommands?: readonly (readonly string[])[];
-  readonly deleteVariable?: { readonly name: string; readonly value: string };
+  readonly deleteCommands?: readonly DeleteCommand[];
 }
 
 /**
@@ -108,15 +108,13 @@ function deleting(
   machine: Machine,
   options: GlobalOptions,
   hosts: readonly Hostname[] | undefined,
-): Pick<UninstallResult, "deleteCommands" | "deleteVariable"> {
-  const commands = storeForgetCommands(options.backend, machine.platform, options.service, hosts);
-  const passDir = machine.env.PASSWORD_STORE_DIR;
-  return {
-    ...(commands && { deleteCommands: commands }),
-    ...(options.backend === "pass" &&
-      passDir !== undefined &&
-      passDir !== "" && { deleteVariable: { name: "PASSWORD_STORE_DIR", value: passDir } }),
-  };
+): Pick<UninstallResult, "deleteCommands"> {
+  const commands = storeFor(options.backend, machine.platform).deleteCommands(
+    options.service,
+    hosts,
+    machine.env,
+  );
+  return commands === undefined ? {} : { deleteCommands: commands };
 }
 
 export interface UninstallPlan {

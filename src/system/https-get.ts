@@ -1,6 +1,6 @@
 import process from "node:process";
 import tls from "node:tls";
-import { oneLine } from "../quote.ts";
+import { oneLine } from "./quote.ts";
 
 /** One GET, with every network decision already made by the caller. */
 export interface HttpsRequest {

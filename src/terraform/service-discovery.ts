@@ -1,5 +1,5 @@
 import type { Hostname } from "../protocol/hostname.ts";
-import { quote } from "../quote.ts";
+import { quote } from "../system/quote.ts";
 import type { HttpsAnswer } from "../system/https-get.ts";
 
 /**

@@ -27,7 +27,7 @@ import { after, describe, test } from "node:test";
 import { viewsOf } from "../../src/commands/read-view.ts";
 import { normalizeHostname } from "../../src/protocol/hostname.ts";
 import { hostIn, sends } from "../../src/terraform/view.ts";
-import { optionsOfArgs } from "../../src/system/options.ts";
+import { optionsOfArgs } from "../../src/commands/options.ts";
 import { requireBuiltHelper } from "../support/helper-process.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
 import { startPassSession } from "../support/pass-session.ts";

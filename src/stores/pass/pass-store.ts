@@ -1,16 +1,27 @@
-import { spawn } from "node:child_process";
-import { unlinkSync } from "node:fs";
-import { lstat, readdir, readlink, rmdir, symlink, unlink } from "node:fs/promises";
-import os from "node:os";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { CliError } from "../../errors.ts";
-import { oneLine } from "../../quote.ts";
 import type { Hostname } from "../../protocol/hostname.ts";
-import { canonicalHostname } from "../../protocol/hostname.ts";
-import type { CredentialStore } from "../credential-store.ts";
-import { registerCleanup } from "../../system/exit-cleanups.ts";
-import { deadlineIn, type Deadline } from "./deadline.ts";
+import type { CredentialStore } from "../../protocol/credential-store.ts";
+import type { Deadline } from "../../system/deadline.ts";
+import { captureCommand } from "../../system/run-command.ts";
+import {
+  decodeHostFromPath,
+  encodeHostForPath,
+  ENTRY_SUFFIX,
+  passStoreDir,
+  serviceFolder,
+} from "./entry-names.ts";
 import { gpgDecrypts, recipientOptions, storeRecipients } from "./gpg-probe.ts";
+import {
+  notInitialised,
+  passFailure,
+  startFailure,
+  timeoutFailure,
+  type FailureContext,
+  type PassResult,
+} from "./pass-failures.ts";
+import { withStoreLock, type LockProcesses } from "./store-lock.ts";
 
 /** What `createPassStore` needs; everything comes in as values, nothing is read globally. */
 export interface PassStoreOptions {
@@ -23,40 +34,16 @@ export interface PassStoreOptions {
   /** The `pass` executable, looked up on the PATH in `env`; "pass" unless given. */
   readonly passCommand?: string;
   /**
-   * How long one call (get, store, forget) may take in all, 30 s unless given: waiting for
-   * another process to release the store's lock, gpg's probe and `pass` share it, and
-   * whatever runs at its end is killed.
+   * When every call must be done: waiting for another process to release the store's lock,
+   * gpg's probe and `pass` share it, and whatever runs at its end is killed.
    */
-  readonly timeoutMs?: number;
+  readonly deadline: Deadline;
   /**
    * This process, recorded in the store's lock, and a way to tell whether another is still
    * running: a lock whose holder has died is then taken over at once. Without it, only a
    * lock older than the stale age is.
    */
   readonly processes?: LockProcesses;
-}
-
-export interface LockProcesses {
-  readonly pid: number;
-  isAlive(pid: number): boolean;
-}
-
-/**
- * The store's directory: pass reads `${PASSWORD_STORE_DIR:-$HOME/.password-store}`, so an
- * empty value counts as unset. A relative one is refused: Terraform runs the helper in each
- * configuration's directory, where it would name another store each time.
- */
-export function passStoreDir(
-  env: Readonly<Record<string, string | undefined>>,
-  homedir: string,
-): string {
-  const dir = env.PASSWORD_STORE_DIR || path.join(homedir, ".password-store");
-  if (!path.isAbsolute(dir)) {
-    throw new CliError(
-      `PASSWORD_STORE_DIR is the relative path ${JSON.stringify(dir)}: Terraform runs the helper from each configuration's directory, where it names another store; set it to an absolute path`,
-    );
-  }
-  return dir;
 }
 
 /**
@@ -73,15 +60,14 @@ export function passStoreDir(
  */
 export function createPassStore(options: PassStoreOptions): CredentialStore {
   const command = options.passCommand ?? "pass";
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { deadline } = options;
   const storeDir = passStoreDir(options.env, options.homedir);
   const folder = serviceFolder(options.service);
   const entryName = (host: Hostname) => `${folder}/${encodeHostForPath(host)}`;
   const env = passEnvironment(options.env);
-  const context: FailureContext = { command, storeDir, timeoutMs };
+  const context: FailureContext = { command, storeDir, seconds: deadline.seconds };
 
   const pass = (args: readonly string[]) => {
-    const deadline = deadlineIn(timeoutMs);
     return withStoreLock(storeDir, deadline, options.processes, () =>
       runPass(args, env, undefined, context, deadline),
     );
@@ -90,7 +76,7 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
   // passphrase would let login succeed and every later get fail. Other failures (no such
   // key, no store) are left to pass, which names them. Run under the lock, as gpg is. A
   // gpg-agent that does not answer has used up the call's time: that is said, not guessed at.
-  const refuseLockedKey = async (deadline: Deadline) => {
+  const refuseLockedKey = async () => {
     const recipients = storeRecipients(storeDir, folder);
     if (recipients.length === 0) return;
     const verdict = await gpgDecrypts(env, recipients, deadline);
@@ -119,9 +105,8 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
       // Written with a final newline, as `pass insert` without --multiline would (`echo`), so
       // the entry looks like any other to `pass show`; `get` takes it off again.
       const args = ["insert", "--multiline", "--force", name];
-      const deadline = deadlineIn(timeoutMs);
       const result = await withStoreLock(storeDir, deadline, options.processes, async () => {
-        await refuseLockedKey(deadline);
+        await refuseLockedKey();
         return runPass(args, env, `${secret}\n`, context, deadline);
       });
       // pass exits 0 even when its git commit fails (no `set -e`, and it ends in `exit 0`): the
@@ -166,62 +151,8 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
   } satisfies CredentialStore;
 }
 
-/**
- * The file-name-safe form of a hostname, used as the last segment of an entry's name. Bytes
- * outside `[a-z0-9.-]` become `%XX` (upper-case hex of UTF-8): the port's colon (not allowed
- * on Windows file systems, as under WSL's /mnt, and a separator in some tools), and anything
- * that would let two hosts collide on a case-insensitive file system. A dot at the start or
- * the end is encoded too, so the result is never `.`, `..`, a hidden file or a name ending in
- * a dot (which Windows strips). Reversed exactly by `decodeHostFromPath`.
- */
-export function encodeHostForPath(host: Hostname): string {
-  return encodeSegment(host);
-}
-
-/**
- * The hostname that `encodeHostForPath` turned into `segment`, or `undefined` when `segment`
- * is not exactly such an encoding (another spelling of the escapes, or not a hostname in
- * Terraform's comparison form): such a file was not written by this store.
- */
-export function decodeHostFromPath(segment: string): Hostname | undefined {
-  if (!/^(?:[a-z0-9.-]|%[0-9A-F]{2})+$/.test(segment)) return undefined;
-  let text: string;
-  try {
-    text = decodeURIComponent(segment);
-  } catch {
-    return undefined; // escapes that are not UTF-8
-  }
-  if (encodeSegment(text) !== segment) return undefined;
-  return canonicalHostname(text);
-}
-
-export const TOP_FOLDER = "terraform-credentials";
-
-/** The folder of the store that holds the entries of `service`. */
-export function serviceFolder(service: string): string {
-  return `${TOP_FOLDER}/${encodeSegment(service)}`;
-}
-const ENTRY_SUFFIX = ".gpg";
-const DEFAULT_TIMEOUT_MS = 30_000;
-const DOT = 0x2e;
-const utf8 = new TextEncoder();
-
 // What pass prints (then exits 1) for `show` and `rm` of an entry that does not exist.
 const NOT_IN_STORE = /is not in the password store\./;
-
-function encodeSegment(text: string): string {
-  const bytes = utf8.encode(text);
-  let encoded = "";
-  bytes.forEach((byte, i) => {
-    const char = String.fromCharCode(byte);
-    const edgeDot = byte === DOT && (i === 0 || i === bytes.length - 1);
-    encoded +=
-      /^[a-z0-9.-]$/.test(char) && !edgeDot
-        ? char
-        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
-  });
-  return encoded;
-}
 
 /**
  * The child's environment: the caller's, unchanged, except that `--batch` is put in front
@@ -253,313 +184,35 @@ function passEnvironment(
   return env;
 }
 
-interface PassResult {
-  /** Exit code; null only if `pass` was killed by a signal that was not ours. */
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly args: readonly string[];
-}
-
-interface FailureContext {
-  readonly command: string;
-  readonly storeDir: string;
-  readonly timeoutMs: number;
-}
-
-// More than pass and gpg ever say; a bound so that a confused child cannot fill memory.
-const MAX_STDERR_BYTES = 64 * 1024;
-// After `pass` exits, how long to wait for its pipes to close: a process it left behind
-// (an agent started without closing its stderr) must not keep us waiting.
-const CLOSE_GRACE_MS = 1000;
-
 /**
- * Runs `pass` once with `stdin` as its only input and collects its output. Resolves with the
- * exit code whatever it is; throws a `CliError` only if `pass` cannot be started or runs out
- * of time, what is left of `deadline` (then it is killed).
+ * Runs `pass` once with `stdin` as its only input. Resolves with its exit code whatever it
+ * is; throws a `CliError` only if `pass` cannot be started or runs past `deadline` (then it
+ * is killed).
  */
-function runPass(
+async function runPass(
   args: readonly string[],
   env: Record<string, string>,
   stdin: string | undefined,
   context: FailureContext,
   deadline: Deadline,
 ): Promise<PassResult> {
-  const { command } = context;
-  const timeoutMs = deadline.remainingMs();
-  if (timeoutMs <= 0) return Promise.reject(timeoutFailure(args, context));
-  return new Promise((resolve, reject) => {
-    // Not detached: a Ctrl-C in Terraform's terminal must reach pass and gpg as well.
-    const child = spawn(command, args, { env, stdio: ["pipe", "pipe", "pipe"] });
-    const stdout: Buffer[] = [];
-    let stderr = "";
-    let exitCode: number | null | undefined;
-    let settled = false;
-
-    const finish = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(grace);
-      outcome();
-    };
-    const done = () => {
-      finish(() => {
-        resolve({
-          code: exitCode ?? null,
-          stdout: Buffer.concat(stdout).toString("utf8"),
-          stderr,
-          args,
-        });
-      });
-    };
-
-    const timer = setTimeout(() => {
-      finish(() => {
-        // Only pass itself can be killed from here; a gpg it started and that still waits on
-        // the agent gets EPIPE once it writes to the pipes we close now.
-        child.kill("SIGKILL");
-        child.stdout.destroy();
-        child.stderr.destroy();
-        child.unref();
-        reject(timeoutFailure(args, context));
-      });
-    }, timeoutMs);
-    let grace: NodeJS.Timeout | undefined;
-
-    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      if (stderr.length < MAX_STDERR_BYTES) stderr += chunk;
-    });
-    // Always a pipe, ended at once when there is nothing to give: nothing we run may read
-    // the terminal Terraform was started from. pass may exit before reading (store not
-    // initialised); the exit code says why, so a broken pipe is no error of its own.
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(stdin);
-    child.once("error", (error) => {
-      finish(() => {
-        reject(spawnFailure(error, context));
-      });
-    });
-    child.once("exit", (code) => {
-      if (settled) return;
-      exitCode = code;
-      grace = setTimeout(
-        () => {
-          child.stdout.destroy();
-          child.stderr.destroy();
-          done();
-        },
-        Math.min(CLOSE_GRACE_MS, deadline.remainingMs()),
-      );
-    });
-    child.once("close", done);
+  const outcome = await captureCommand(context.command, args, {
+    env,
+    ...(stdin === undefined ? {} : { input: stdin }),
+    deadline,
   });
-}
-
-// The lock is a symlink (creating one is atomic) at the top of the store whose target names
-// its holder, "<host>:<pid>", so that a waiter can see the holder has died. Hidden, so
-// `pass ls` does not show it. Older versions made it a directory: either kind refuses the
-// other (EEXIST), so they still exclude each other.
-const LOCK_NAME = ".terraform-credentials.lock";
-const LOCK_POLL_MS = 25;
-
-/**
- * Runs `operation` while holding the store's lock. gpg writes an entry in place (truncate,
- * then write), so without it two `store`s at once leave a damaged entry and a `get` during a
- * `store` reads half a file (seen with 20 parallel `pass insert`s: "invalid packet",
- * "encrypted message has been manipulated"). In a git store, two commits at once would also
- * collide on git's index.lock. Terraform does start several helpers at once.
- *
- * The lock is released when the operation ends, and also when the process is interrupted
- * (exit-cleanups.ts). A lock whose holder on this machine is no longer running (killed with
- * SIGKILL) is taken over at once; any other lock older than the timeout plus a margin is too.
- * When the lock cannot be created at all (no store directory yet, a read-only store),
- * `operation` runs without it: pass then reports what is wrong, and nothing can write anyway.
- */
-async function withStoreLock<T>(
-  storeDir: string,
-  deadline: Deadline,
-  processes: LockProcesses | undefined,
-  operation: () => Promise<T>,
-): Promise<T> {
-  const lock = path.join(storeDir, LOCK_NAME);
-  const staleAfterMs = deadline.timeoutMs + 10_000;
-  const owner = `${os.hostname()}:${processes?.pid ?? 0}`;
-  let release: (() => void) | undefined;
-  for (;;) {
-    try {
-      await symlink(owner, lock);
-      release = registerCleanup(() => unlinkSync(lock));
-      break;
-    } catch (error) {
-      if (!isErrnoException(error) || error.code !== "EEXIST") break;
-    }
-    const holder = await lockHolder(lock);
-    if (holder === "released") continue;
-    // A holder on this machine is asked whether it still runs: a live one is never robbed,
-    // however long it takes (gpg waiting for a passphrase). Only a lock whose holder cannot
-    // be asked (another machine sharing the store, an older version's lock) goes by its age.
-    const askable =
-      processes !== undefined && holder.host === os.hostname() && holder.pid !== undefined;
-    const deadHolder =
-      askable && holder.pid !== processes.pid && !processes.isAlive(holder.pid ?? 0);
-    if (deadHolder || (!askable && holder.ageMs > staleAfterMs)) {
-      // A small race remains: two waiters may both see the same stale lock. It only arises
-      // after a process was killed while holding it.
-      await (holder.isDirectory ? rmdir(lock) : unlink(lock)).catch(() => undefined);
-      continue;
-    }
-    // The call's own deadline: what the holder leaves of it is all the operation gets.
-    if (deadline.remainingMs() <= 0) {
-      throw new CliError(
-        `the password store in ${storeDir} is busy: ${lock} has been held for ${seconds(holder.ageMs)} s by another process; if no terraform-credentials helper is running, remove it`,
-      );
-    }
-    await new Promise((resolve) =>
-      setTimeout(resolve, LOCK_POLL_MS + Math.random() * LOCK_POLL_MS),
-    );
+  switch (outcome.kind) {
+    case "exited":
+    case "signalled":
+      return { code: outcome.code, stdout: outcome.stdout, stderr: outcome.stderr, args };
+    case "timed-out":
+      throw timeoutFailure(args, context);
+    case "not-found":
+    case "not-executable":
+    case "too-big":
+    case "not-started":
+      throw startFailure(outcome, context);
   }
-  try {
-    return await operation();
-  } finally {
-    if (release !== undefined) {
-      release();
-      await unlink(lock).catch(() => undefined);
-    }
-  }
-}
-
-interface LockHolder {
-  readonly ageMs: number;
-  readonly isDirectory: boolean;
-  readonly host?: string;
-  readonly pid?: number;
-}
-
-/** Who holds the lock and for how long, or "released" when it went meanwhile. */
-async function lockHolder(lock: string): Promise<LockHolder | "released"> {
-  try {
-    const stat = await lstat(lock);
-    const ageMs = Date.now() - stat.mtimeMs;
-    if (!stat.isSymbolicLink()) return { ageMs, isDirectory: stat.isDirectory() };
-    const match = /^(.*):([0-9]+)$/s.exec(await readlink(lock));
-    if (match === null) return { ageMs, isDirectory: false };
-    return { ageMs, isDirectory: false, host: match[1] ?? "", pid: Number(match[2]) };
-  } catch {
-    return "released";
-  }
-}
-
-function notInitialised(storeDir: string): CliError {
-  return new CliError(`the password store in ${storeDir} is not initialised`, undefined, {
-    fix: { situation: "store-needs-doctor" },
-  });
-}
-
-function spawnFailure(error: Error, context: FailureContext): CliError {
-  const shown = JSON.stringify(context.command);
-  const code = errorCode(error);
-  if (code === "ENOENT") {
-    return new CliError(
-      `could not run ${shown}: it is not installed or not on the PATH`,
-      undefined,
-      {
-        cause: error,
-        fix: { situation: "pass-missing" },
-      },
-    );
-  }
-  return new CliError(
-    `could not run ${shown} (${code}); check that it is the pass executable and that it may be run`,
-    undefined,
-    {
-      cause: error,
-    },
-  );
-}
-
-function timeoutFailure(args: readonly string[], context: FailureContext): CliError {
-  const name = args.at(-1) ?? "";
-  return new CliError(
-    `"pass ${args[0] ?? ""} ${name}" did not finish within ${seconds(context.timeoutMs)} s: gpg waits for a passphrase nobody can enter here, or for a gpg-agent that does not answer`,
-    undefined,
-    { fix: { situation: "store-needs-doctor" } },
-  );
-}
-
-/**
- * Says what a failed `pass` run means. pass and gpg report only in text, so the cases are
- * recognised by the messages they print (pass 1.7.4, gpg 2.2; gpg's are translated, so in
- * another language the generic message, which quotes gpg, is what the user sees).
- */
-function passFailure(
-  action: string,
-  name: string,
-  result: PassResult,
-  context: FailureContext,
-): CliError {
-  const { stderr } = result;
-  const gpgLines = stderr
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line.startsWith("gpg: ") && !GPG_NOISE.test(line));
-
-  // pass: "Error: You must run:\n    pass init your-gpg-id\nbefore you may use the password
-  // store." followed by its whole usage text: no .gpg-id anywhere above the entry.
-  if (/before you may use the password store/.test(stderr)) return notInitialised(context.storeDir);
-  // gpg -e: "gpg: <id>: skipped: No public key" / "Unusable public key" (expired, revoked,
-  // no encryption subkey) / "No name" (an e-mail address without a key), then
-  // "gpg: [stdin]: encryption failed: ...". The entry that was there is left as it was.
-  const skipped = gpgLines.find((line) => /: skipped: /.test(line));
-  if (
-    skipped !== undefined ||
-    /encryption failed: (No public key|Unusable public key)/.test(stderr)
-  ) {
-    return new CliError(
-      `gpg cannot encrypt to the key the password store in ${context.storeDir} names (${oneLine(skipped ?? gpgLines.join("; "), DETAIL_MAX)})`,
-      undefined,
-      { fix: { situation: "store-needs-doctor" } },
-    );
-  }
-  // gpg -d (exit 2): the agent could not use a secret key. pass passes --quiet, so gpg says
-  // only "decryption failed: No secret key", both when the key is absent (the entry was
-  // encrypted to another key) and when its passphrase cannot be asked for (no pinentry, no
-  // terminal: "Inappropriate ioctl for device" without --quiet).
-  if (
-    /decryption failed: No secret key|No pinentry|Inappropriate ioctl|Operation cancelled|Bad passphrase|problem with the agent/.test(
-      stderr,
-    )
-  ) {
-    return new CliError(
-      `gpg could not decrypt ${name} (${oneLine(gpgLines.join("; ") || stderr, DETAIL_MAX)}): its secret key is not here, or needs a passphrase nobody can enter here`,
-      undefined,
-      { fix: { situation: "store-needs-doctor" } },
-    );
-  }
-  // The first paragraph: after a blank line pass prints its usage text.
-  const detail = oneLine(
-    (stderr.split(/\n\s*\n/)[0] ?? "")
-      .split("\n")
-      .map((line) => line.trim())
-      .filter((line) => line !== "" && !GPG_NOISE.test(line))
-      .join("; "),
-    DETAIL_MAX,
-  );
-  return new CliError(
-    `could not ${action} the password store in ${context.storeDir}: "pass ${result.args[0] ?? ""}" exited with ${result.code === null ? "a signal" : `code ${result.code}`}${detail === "" ? "" : ` (${detail})`}`,
-  );
-}
-
-// Lines gpg prints on success too; they would only hide the line that explains a failure.
-const GPG_NOISE =
-  /^gpg: (Note: |WARNING: unsafe|checking the trustdb|marginals needed|depth: |next trustdb check)/;
-
-/** How much of pass/gpg output a message quotes: pass may follow an error with its usage. */
-const DETAIL_MAX = 100;
-
-function seconds(milliseconds: number): number {
-  return Number((milliseconds / 1000).toFixed(1));
 }
 
 function withoutFinalNewline(text: string): string {

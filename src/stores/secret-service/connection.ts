@@ -1,4 +1,5 @@
-import { oneLine, printable } from "../../quote.ts";
+import type { Deadline } from "../../system/deadline.ts";
+import { oneLine, printable } from "../../system/quote.ts";
 import { describeAddress } from "./bus-address.ts";
 import {
   connectUnixSocket,
@@ -67,17 +68,12 @@ export class DeadlineExpired extends Error {
 }
 
 /** Which signals a wait is for: each field given must match (arg0: the first argument). */
-export interface SignalFilter {
+interface SignalFilter {
   readonly sender?: string;
   readonly path?: string;
   readonly interface: string;
   readonly member: string;
   readonly arg0?: string;
-}
-
-/** The clock a connection keeps its deadline by (performance.now()'s milliseconds). */
-export interface Clock {
-  now(): number;
 }
 
 /** What a connect's error code means here, in words. */
@@ -138,9 +134,9 @@ export class BusConnection {
 
   private readonly socket: UnixSocket;
   private deadline: number;
-  private readonly clock: Clock;
+  private readonly clock: Pick<Deadline, "now">;
 
-  private constructor(socket: UnixSocket, deadline: number, clock: Clock) {
+  private constructor(socket: UnixSocket, deadline: number, clock: Pick<Deadline, "now">) {
     this.socket = socket;
     this.deadline = deadline;
     this.clock = clock;
@@ -150,11 +146,7 @@ export class BusConnection {
    * Connects to `address` and queues authentication and `Hello`; calls can be made at
    * once. Rejects with `BusUnavailable` when the socket cannot be connected.
    */
-  static async open(
-    address: SocketAddress,
-    deadline: number,
-    clock: Clock,
-  ): Promise<BusConnection> {
+  static async open(address: SocketAddress, deadline: Deadline): Promise<BusConnection> {
     const holder: { connection?: BusConnection } = {};
     const early: Uint8Array[] = [];
     let socket: UnixSocket;
@@ -177,7 +169,7 @@ export class BusConnection {
         code,
       );
     }
-    const connection = new BusConnection(socket, deadline, clock);
+    const connection = new BusConnection(socket, deadline.at, deadline);
     holder.connection = connection;
     // Held back until the caller's first call, so that they all leave in one write.
     connection.outgoing.push(AUTH);

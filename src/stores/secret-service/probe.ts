@@ -1,6 +1,7 @@
-import type { ProbeResult } from "../probe-result.ts";
+import type { ProbeResult } from "../store-description.ts";
 import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
-import { BUS, BusConnection, BusUnavailable, type Clock } from "./connection.ts";
+import type { Deadline } from "../../system/deadline.ts";
+import { BUS, BusConnection, BusUnavailable } from "./connection.ts";
 import { diagnose } from "./failures.ts";
 import { startedWithUnlock } from "./started-with-unlock.ts";
 import {
@@ -21,14 +22,10 @@ type Env = Readonly<Record<string, string | undefined>>;
  * `/aliases/default` path that KeePassXC does not always answer), and is it locked. Each
  * finding is worded by the same `diagnose()` that the store's errors use.
  */
-export async function probeSecretService(
-  env: Env,
-  timeoutSeconds: number,
-  clock: Clock = performance,
-): Promise<ProbeResult> {
+export async function probeSecretService(env: Env, deadline: Deadline): Promise<ProbeResult> {
   let provider = "";
   const fail = (error: unknown, circumstances = {}): ProbeResult => {
-    const { summary, fix } = diagnose(error, timeoutSeconds, circumstances);
+    const { summary, fix } = diagnose(error, deadline.seconds, circumstances);
     return {
       status: "fail",
       summary: `${summary}${provider}`,
@@ -42,7 +39,7 @@ export async function probeSecretService(
   }
   let connection: BusConnection | undefined;
   try {
-    connection = await BusConnection.open(address, clock.now() + timeoutSeconds * 1000, clock);
+    connection = await BusConnection.open(address, deadline);
     const [owned] = (
       await connection.call({ ...BUS, member: "NameHasOwner", signature: "s", body: [SECRETS] })
     ).body;

@@ -1,8 +1,8 @@
 import { CliError } from "../../errors.ts";
 import { fixFor, renderFix } from "../../fixes.ts";
 import { canonicalHostname, type Hostname } from "../../protocol/hostname.ts";
-import type { CredentialStore } from "../credential-store.ts";
-import type { CallLimits } from "../call-limits.ts";
+import type { CredentialStore } from "../../protocol/credential-store.ts";
+import type { Deadline } from "../../system/deadline.ts";
 import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
 import { BUS, BusConnection, BusUnavailable, DbusErrorReply } from "./connection.ts";
 import { diagnose, isLockedFailure, keychainFailure } from "./failures.ts";
@@ -35,7 +35,7 @@ export interface SecretServiceStoreOptions {
   /** The `service` attribute of every item (`--service`). */
   readonly service: string;
   readonly env: Env;
-  readonly limits: CallLimits;
+  readonly deadline: Deadline;
   /** Tells the user of get, on stderr, about something found on the way (duplicates). */
   warn(line: string): void;
   /** Called when get has found an item, before its secret is asked for (maybe more than once). */
@@ -47,7 +47,8 @@ export type SecretServiceStore = CredentialStore & { close(): void };
 
 /**
  * Credentials in the Secret Service (GNOME Keyring, KWallet, KeePassXC), spoken to over
- * D-Bus directly. One item per host, as the landed version wrote them: attributes exactly
+ * D-Bus directly. One item per host, in the format docs/reference.md promises (earlier
+ * versions' items are read as they are): attributes exactly
  * `service` and `username` (the hostname), label `keyring:<host>@<service>`, the
  * credentials object as UTF-8 text. Every call of a run shares one connection, one
  * encrypted session and one deadline.
@@ -57,7 +58,7 @@ export type SecretServiceStore = CredentialStore & { close(): void };
  * (the user asked for the host to be forgotten).
  */
 export function createSecretServiceStore(options: SecretServiceStoreOptions): SecretServiceStore {
-  const { service, limits } = options;
+  const { service, deadline } = options;
   let client: Client | undefined;
 
   const connect = async (): Promise<Client> => {
@@ -69,11 +70,10 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     let lastError: unknown;
     for (const address of addresses) {
       try {
-        client = new Client(await BusConnection.open(address, limits.deadline, limits), {
+        client = new Client(await BusConnection.open(address, deadline), {
           canPrompt: canShowPrompt(options.env),
-          promptDeadline: () =>
-            Math.max(limits.deadline, limits.now() + PROMPT_LIMIT_SECONDS * 1000),
-          afterPrompt: () => Math.max(limits.deadline, limits.now() + limits.timeoutSeconds * 1000),
+          promptDeadline: () => Math.max(deadline.at, deadline.now() + PROMPT_LIMIT_SECONDS * 1000),
+          afterPrompt: () => Math.max(deadline.at, deadline.now() + deadline.seconds * 1000),
         });
         return client;
       } catch (error) {
@@ -111,15 +111,15 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
             : {};
         client?.close();
         client = undefined;
-        const { transient } = diagnose(error, limits.timeoutSeconds);
+        const { transient } = diagnose(error, deadline.seconds);
         // A secret that did not decrypt gets one more try with a fresh session (a server with
         // another unlucky case than the two session.ts avoids), never a "no credentials".
         const retrySession = error instanceof SessionError && freshSessions++ === 0;
         const backoff = Math.min(1000, 50 * 2 ** pause++) * (1 + Math.random() / 2);
-        if (!(transient || retrySession) || limits.now() + backoff >= limits.deadline) {
-          throw keychainFailure(action, error, limits.timeoutSeconds, circumstances);
+        if (!(transient || retrySession) || deadline.now() + backoff >= deadline.at) {
+          throw keychainFailure(action, error, deadline.seconds, circumstances);
         }
-        await limits.sleep(backoff);
+        await deadline.sleep(backoff);
       }
     }
   };
@@ -454,7 +454,7 @@ function isOurs(
 const PROVIDER_ATTRIBUTES = new Set<string>([
   "xdg:schema",
   // KeePassXC 2.7 reports the fields of the KeePass entry behind every item, and the content
-  // type of a secret that is not text/plain (the landed version wrote application/octet-stream).
+  // type of a secret that is not text/plain (earlier versions wrote application/octet-stream).
   "FDO_SECRETS_CONTENT_TYPE",
   "Title",
   "UserName",

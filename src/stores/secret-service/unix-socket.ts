@@ -1,4 +1,4 @@
-import { listensAt } from "../../system/unix-listeners.ts";
+import { listensAt } from "./unix-listeners.ts";
 
 /**
  * A Unix stream socket in the runtime's own API. In the built executable that is Bun's
@@ -9,7 +9,7 @@ import { listensAt } from "../../system/unix-listeners.ts";
  */
 
 /** What the owner of a socket hears from it. */
-export interface SocketListener {
+interface SocketListener {
   data(bytes: Uint8Array): void;
   /** The socket is closed: by the peer, by an error (`error`), or by `end()`. */
   closed(error: Error | undefined): void;

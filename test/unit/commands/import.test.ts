@@ -14,7 +14,7 @@ import type { TestContext } from "node:test";
 import { importCredentials } from "../../../src/commands/import.ts";
 import { CliError } from "../../../src/errors.ts";
 import { normalizeHostname } from "../../../src/protocol/hostname.ts";
-import type { CredentialStore } from "../../../src/stores/credential-store.ts";
+import type { CredentialStore } from "../../../src/protocol/credential-store.ts";
 import { viewsOf } from "../../../src/commands/read-view.ts";
 import type { TerraformView, Tool } from "../../../src/terraform/view.ts";
 import { createMemoryStore } from "../../support/memory-store.ts";

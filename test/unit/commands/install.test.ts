@@ -20,7 +20,7 @@ import {
   install as installCommand,
   planInstall,
 } from "../../../src/commands/install.ts";
-import { DEFAULT_SERVICE } from "../../../src/system/options.ts";
+import { DEFAULT_SERVICE } from "../../../src/commands/options.ts";
 import { applyUninstall, planUninstall } from "../../../src/commands/uninstall.ts";
 import { HELPER_BLOCK_NAME, locationsOf } from "../../../src/commands/cli-config-edits.ts";
 import type { Machine } from "../../../src/system/io.ts";

@@ -7,7 +7,7 @@ import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
 import { run } from "../../../src/cli/run.ts";
 import type { Dependencies } from "../../../src/cli/run.ts";
-import type { GlobalOptions } from "../../../src/system/options.ts";
+import type { GlobalOptions } from "../../../src/commands/options.ts";
 import { createFakeIo } from "../../support/fake-io.ts";
 import type { FakeIoOptions } from "../../support/fake-io.ts";
 import { createMemoryStore } from "../../support/memory-store.ts";

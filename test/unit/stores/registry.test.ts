@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { CliError, ExitCode } from "../../../src/errors.ts";
+import { normalizeHostname } from "../../../src/protocol/hostname.ts";
+import { BACKENDS, storeFor, storesOn } from "../../../src/stores/registry.ts";
+import type { StoreDescription } from "../../../src/stores/store-description.ts";
+import { FIXES } from "../../../src/fixes.ts";
+
+const HOST = normalizeHostname("app.terraform.io");
+
+describe("the registry", () => {
+  test("--backend keychain picks each platform's own keychain", () => {
+    assert.deepEqual(
+      (["linux", "freebsd", "darwin", "win32"] as const).map(
+        (platform) =>
+          storeFor("keychain", platform).deleteCommands("work", [HOST], {})?.[0]?.words[0],
+      ),
+      ["secret-tool", "secret-tool", "security", "cmdkey"],
+    );
+  });
+
+  test("each platform has one store per name, and pass everywhere", () => {
+    for (const platform of ["linux", "darwin", "win32", "openbsd"] as const) {
+      const names = storesOn(platform).map(({ name }) => name);
+      assert.equal(new Set(names).size, names.length, platform);
+      assert.ok(names.includes("pass"), platform);
+      assert.ok(names.includes("keychain"), platform);
+    }
+    assert.ok(BACKENDS.includes("keychain") && BACKENDS.includes("pass"));
+  });
+
+  test("a name no store has is a usage error", () => {
+    assert.throws(
+      () => storeFor("vault", "linux"),
+      (error: unknown) =>
+        error instanceof CliError &&
+        error.exitCode === ExitCode.Usage &&
+        /--backend "vault" is no store: here use keychain or pass/.test(error.message),
+    );
+  });
+});
+
+describe("the commands that delete a store's entries", () => {
+  test("Windows: cmdkey deletes the entry by the name the Credential Manager store gives it", () => {
+    assert.deepEqual(storeFor("keychain", "win32").deleteCommands("work", [HOST], {}), [
+      { words: ["cmdkey", "/delete:work/app.terraform.io"] },
+    ]);
+  });
+
+  test("pass deletes the service's folder without the list of hosts; a keychain needs it", () => {
+    assert.deepEqual(storeFor("pass", "linux").deleteCommands("work", undefined, {}), [
+      { words: ["pass", "rm", "-r", "-f", "terraform-credentials/work"] },
+    ]);
+    assert.equal(storeFor("keychain", "linux").deleteCommands("work", undefined, {}), undefined);
+  });
+
+  test("pass's command names the store PASSWORD_STORE_DIR chose", () => {
+    assert.deepEqual(
+      storeFor("pass", "linux").deleteCommands("work", undefined, { PASSWORD_STORE_DIR: "/s" }),
+      [
+        {
+          words: ["pass", "rm", "-r", "-f", "terraform-credentials/work"],
+          variable: { name: "PASSWORD_STORE_DIR", value: "/s" },
+        },
+      ],
+    );
+  });
+});
+
+describe("each store folder", () => {
+  const storesDir = path.join(import.meta.dirname, "../../../src/stores");
+  const folders = readdirSync(storesDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+  const registered = new Set(
+    (["linux", "darwin", "win32"] as const).flatMap((platform) => storesOn(platform)),
+  );
+
+  for (const folder of folders) {
+    test(`${folder}/ exports one description, listed in the registry, with the fixes it gives`, async () => {
+      const exported = Object.values(
+        (await import(path.join(storesDir, folder, "description.ts"))) as Record<string, unknown>,
+      );
+      assert.equal(exported.length, 1, "one export");
+      const [description] = exported as StoreDescription[];
+      assert.ok(description !== undefined && registered.has(description), "in the registry");
+      // A situation the folder's code names, as a string, is a fix the store gives.
+      const code = readdirSync(path.join(storesDir, folder))
+        .filter((file) => file.endsWith(".ts") && file !== "description.ts")
+        .map((file) => readFileSync(path.join(storesDir, folder, file), "utf8"))
+        .join("\n");
+      const given = Object.keys(FIXES).filter((situation) => code.includes(`"${situation}"`));
+      assert.deepEqual([...description.fixes].sort(), [...given].sort());
+    });
+  }
+});
