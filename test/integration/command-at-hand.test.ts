@@ -54,9 +54,10 @@ test(
     assert.equal(sh("command -v terraform-credentials-keychain").stdout.trim(), link);
 
     const doctor = sh("terraform-credentials-keychain doctor");
+    // install writes both options into the block, so that Terraform's calls name their store.
     assert.ok(
       doctor.stdout.startsWith(
-        `following the credentials_helper block in ${path.join(home, ".terraformrc")}: --backend pass\n`,
+        `following the credentials_helper block in ${path.join(home, ".terraformrc")}: --backend pass --service terraform-credentials\n`,
       ),
       doctor.stdout,
     );
