@@ -393,7 +393,8 @@ if (missing !== undefined) {
       assert.equal(sha256(plugin), sha256(WINDOWS_BUILD));
       const config = readFileSync(terraformRc, "utf8");
       assert.match(config, /credentials_helper "keychain" \{/);
-      assert.match(config, /args\s*=\s*\["--service", "work"\]/);
+      // Both options, always: Terraform's calls then name their store on their line.
+      assert.match(config, /args\s*=\s*\["--backend", "keychain", "--service", "work"\]/);
 
       // The installed copy is the one Terraform will start: it answers from the same store.
       assertSilentSuccess(
@@ -415,7 +416,7 @@ if (missing !== undefined) {
       assert.equal(uninstall.code, 0, uninstall.stderr);
       assert.match(
         uninstall.stderr,
-        /^following the credentials_helper block in [^\n]*terraform\.rc: --service work\n$/,
+        /^following the credentials_helper block in [^\n]*terraform\.rc: --backend keychain --service work\n$/,
       );
       assert.equal(existsSync(plugin), false);
       // terraform.rc held only the block install wrote: uninstall removes it rather than leave
