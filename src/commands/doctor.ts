@@ -241,7 +241,10 @@ async function storeChecks(
       {
         status: "ok",
         title: `${title}: reachable, ${hosts.length} host${hosts.length === 1 ? "" : "s"} stored`,
+        // What the probe learnt of it (its provider, a limit on an entry's size): only a
+        // store that is safe to open gets here, and its probe is then ok.
         details: [
+          chosen.summary,
           ...hosts.map((host) => `has credentials for ${host}`),
           ...(note === undefined ? [] : [note]),
         ],

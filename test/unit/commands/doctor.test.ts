@@ -105,10 +105,13 @@ function configOk(file: string, tools = "Terraform and OpenTofu"): Check {
   };
 }
 
+// What the macOS Keychain's probe says of it (the sandbox's platform is darwin).
+const KEYCHAIN_PROBED = "the system keychain is built in";
+
 const STORE_EMPTY: Check = {
   status: "ok",
   title: 'store --backend keychain (service "terraform-credentials"): reachable, 0 hosts stored',
-  details: [],
+  details: [KEYCHAIN_PROBED],
 };
 
 // Checks are found by what they are about, not by position, except where the whole list
@@ -157,6 +160,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
         title:
           'store --backend keychain (service "terraform-credentials"): reachable, 2 hosts stored',
         details: [
+          KEYCHAIN_PROBED,
           "has credentials for app.terraform.io",
           "has credentials for tfe.example.com",
           STACKS_NOTE,
@@ -179,7 +183,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     test("with no variable and no credentials.tfrc.json, every host other than app.terraform.io", async (t) => {
       // Finding 11: every host that needs it, once, not one of them at random.
       const details = storeCheck(await doctor(healthy(t), stored())).details;
-      assert.deepEqual(details.slice(3), [
+      assert.deepEqual(details.slice(4), [
         STACKS_NOTE.replace(
           "TF_STACKS_HOSTNAME=tfe.example.com",
           "TF_STACKS_HOSTNAME to the host (tfe.example.com, z.example.com)",
@@ -191,20 +195,20 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
         const details = storeCheck(
           await doctor(healthy(t, { [name]: "tfe.example.com" }), stored()),
         ).details;
-        assert.equal(details.length, 3, name);
+        assert.equal(details.length, 4, name);
       }
     });
     test("a host credentials.tfrc.json names is found there: the next one is named", async (t) => {
       const box = healthy(t);
       box.write(box.credentialsFile, JSON.stringify({ credentials: { "TFE.example.com": {} } }));
       const details = storeCheck(await doctor(box, stored())).details;
-      assert.deepEqual(details.slice(3), [STACKS_NOTE.replace("tfe.example.com", "z.example.com")]);
+      assert.deepEqual(details.slice(4), [STACKS_NOTE.replace("tfe.example.com", "z.example.com")]);
     });
     test("only app.terraform.io stored: nothing to say", async (t) => {
       const details = storeCheck(
         await doctor(healthy(t), createMemoryStore({ "app.terraform.io": "{}" })),
       ).details;
-      assert.deepEqual(details, ["has credentials for app.terraform.io"]);
+      assert.deepEqual(details, [KEYCHAIN_PROBED, "has credentials for app.terraform.io"]);
     });
   });
 

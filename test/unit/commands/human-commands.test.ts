@@ -586,6 +586,7 @@ describe("doctor", { skip: process.platform === "win32" && "runs a shell script"
       code: 0,
       stdout: [
         'ok    store --backend keychain (service "terraform-credentials"): reachable, 1 host stored',
+        "      the system keychain is built in",
         "      has credentials for app.terraform.io",
         `ok    installed: ${plugin} (version ${VERSION})`,
         `ok    CLI config ${terraformrc} (Terraform and OpenTofu) has the credentials_helper block`,
