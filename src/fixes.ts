@@ -155,6 +155,13 @@ export const FIXES = {
     command: "gpgconf --kill gpg-agent",
     effect: "ends that gpg-agent (kill its process if this hangs too); gpg starts a new one",
   },
+  "macos-keychain-locked": {
+    situation:
+      "the macOS keychain is locked, and its password prompt has no one to answer it (an SSH session, no one at the screen)",
+    command: "security unlock-keychain",
+    effect:
+      'asks for the default keychain\'s password here and unlocks it; then run the call again (an "Always Allow" prompt needs someone at the screen)',
+  },
   "gpg-key-elsewhere": {
     situation:
       "the password store's .gpg-id names a key whose secret (or public) key is not on this machine",

@@ -31,6 +31,8 @@ export async function callKeychain<T>(
 
 function deadlineError(deadline: Deadline): CliError {
   return new CliError(
-    `the keychain did not answer within ${deadline.seconds} s: most likely it waits for a password or "Always Allow" prompt that no one answers (no one at the screen, or an SSH session); answer it, or unlock the keychain with "security unlock-keychain", and try again (--timeout or TF_CREDENTIALS_KEYCHAIN_TIMEOUT sets the limit)`,
+    `the keychain did not answer within ${deadline.seconds} s: most likely it waits for a password or "Always Allow" prompt no one answers (--timeout or TF_CREDENTIALS_KEYCHAIN_TIMEOUT sets the limit)`,
+    undefined,
+    { fix: { situation: "macos-keychain-locked" } },
   );
 }

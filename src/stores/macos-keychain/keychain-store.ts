@@ -2,6 +2,7 @@ import type { KeyringBinding } from "./load-keyring.ts";
 import type { Hostname } from "../../protocol/hostname.ts";
 import { canonicalHostname } from "../../protocol/hostname.ts";
 import { CliError } from "../../errors.ts";
+import type { FixNeeded } from "../../fixes.ts";
 import { errorText } from "../../system/quote.ts";
 import type { CredentialStore } from "../../protocol/credential-store.ts";
 import type { Deadline } from "../../system/deadline.ts";
@@ -67,17 +68,29 @@ export function createKeychainStore(
  */
 function keychainError(action: string, error: unknown): CliError {
   const problem = describeKeychainProblem(errorText(error));
-  return new CliError(`could not ${action} the keychain: ${problem}`, undefined, { cause: error });
+  return new CliError(`could not ${action} the keychain: ${problem.text}`, undefined, {
+    cause: error,
+    ...(problem.fix === undefined ? {} : { fix: problem.fix }),
+  });
 }
 
-/** Exported for unit tests: maps a binding message to advice. */
-export function describeKeychainProblem(detail: string): string {
+/**
+ * Exported for unit tests: maps a binding message to what is wrong, and the fix as data
+ * where a command fixes it; otherwise `text` says what to do.
+ */
+export function describeKeychainProblem(detail: string): {
+  readonly text: string;
+  readonly fix?: FixNeeded;
+} {
   // Recognised problems get one short line; the binding's own text stays in the error's
   // cause, which TF_CREDENTIALS_KEYCHAIN_DEBUG=1 prints.
   // Each is an error, never "no credentials": the entry may well be there.
   // errSecInteractionNotAllowed (-25308): locked, and no prompt can be shown (SSH, launchd).
   if (/interaction is not allowed|errSecInteractionNotAllowed|-25308/i.test(detail)) {
-    return 'the keychain is locked and cannot ask for its password here (no one at the screen, or an SSH session): unlock it with "security unlock-keychain" and try again';
+    return {
+      text: "the keychain is locked and cannot ask for its password here (no one at the screen, or an SSH session)",
+      fix: { situation: "macos-keychain-locked" },
+    };
   }
   // errSecUserCanceled (-128), errSecAuthFailed (-25293): the prompt was refused.
   if (
@@ -85,11 +98,15 @@ export function describeKeychainProblem(detail: string): string {
       detail,
     )
   ) {
-    return 'access was refused at the keychain prompt: run the command again and choose "Always Allow"';
+    return {
+      text: 'access was refused at the keychain prompt: run the command again and choose "Always Allow"',
+    };
   }
   // errSecNoSuchKeychain (-25294), errSecNotAvailable (-25291), errSecNoDefaultKeychain (-25307).
   if (/keychain could not be found|no keychain is available|-2529[14]|-25307/i.test(detail)) {
-    return 'there is no default keychain: open Keychain Access and make the "login" keychain the default, then try again';
+    return {
+      text: 'there is no default keychain: open Keychain Access and make the "login" keychain the default, then try again',
+    };
   }
-  return `${detail}.`;
+  return { text: `${detail}.` };
 }

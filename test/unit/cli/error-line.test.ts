@@ -25,6 +25,11 @@ import {
   NoDefaultCollection,
 } from "../../../src/stores/secret-service/secret-service.ts";
 import { addCredentialsHelper } from "../../../src/terraform/cli-config.ts";
+import { callKeychain } from "../../../src/stores/macos-keychain/keychain-calls.ts";
+import { createKeychainStore } from "../../../src/stores/macos-keychain/keychain-store.ts";
+import type { KeyringBinding } from "../../../src/stores/macos-keychain/load-keyring.ts";
+import { deadlineIn } from "../../../src/system/deadline.ts";
+import type { Hostname } from "../../../src/protocol/hostname.ts";
 import { createFakeIo } from "../../support/fake-io.ts";
 
 /** At most this many characters before the command (issue 36). */
@@ -81,6 +86,46 @@ const ERRORS: readonly (readonly [string, CliError])[] = [
   ],
 ];
 
+/** The error of a call that rejects with a CliError. */
+async function rejected(call: () => Promise<unknown>): Promise<CliError> {
+  try {
+    await call();
+  } catch (error) {
+    if (error instanceof CliError) return error;
+    throw error;
+  }
+  throw new Error("nothing thrown");
+}
+
+/** The macOS errors with a fix: built with a binding that fails as the Security framework does. */
+async function macosKeychainErrors(): Promise<(readonly [string, CliError])[]> {
+  const locked = {
+    AsyncEntry: class {
+      getSecret(): Promise<never> {
+        return Promise.reject(
+          new Error("Platform secure storage failure: User interaction is not allowed."),
+        );
+      }
+    },
+  } as unknown as KeyringBinding;
+  const store = createKeychainStore(locked, "terraform-credentials", deadlineIn(30));
+  return [
+    ["macOS keychain locked", await rejected(() => store.get("h.example.com" as Hostname))],
+    [
+      "macOS keychain not answering",
+      await rejected(() =>
+        callKeychain(
+          () => new Promise<never>(() => {}),
+          deadlineIn(0.01),
+          () => new CliError(""),
+        ),
+      ),
+    ],
+  ];
+}
+
+const MACOS_KEYCHAIN_ERRORS = await macosKeychainErrors();
+
 /** install run from the sources: refused before anything is planned. */
 async function installFromSources(): Promise<CliError> {
   const machine = {
@@ -114,7 +159,7 @@ describe("error lines: the cause, then one fix with this call's options", () => 
     );
   });
 
-  for (const [name, error] of ERRORS) {
+  for (const [name, error] of [...ERRORS, ...MACOS_KEYCHAIN_ERRORS]) {
     test(`${name}: one line, a short cause, one fix`, async () => {
       assert.ok(error.fix !== undefined, "it carries its fix as data");
       // The built executable: its fixes name it.

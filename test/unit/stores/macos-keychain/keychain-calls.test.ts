@@ -90,8 +90,8 @@ describe("callKeychain", () => {
       (error: unknown) => {
         assert.ok(error instanceof CliError);
         assert.match(error.message, /did not answer within 0\.1 s: most likely it waits for a/);
-        assert.match(error.message, /security unlock-keychain/);
         assert.match(error.message, /TF_CREDENTIALS_KEYCHAIN_TIMEOUT/);
+        assert.equal(error.fix?.situation, "macos-keychain-locked");
         assert.ok(!/[\r\n]/.test(error.message));
         return true;
       },

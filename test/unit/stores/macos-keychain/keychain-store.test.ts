@@ -5,6 +5,7 @@ import { CliError, ExitCode } from "../../../../src/errors.ts";
 import type { KeyringBinding } from "../../../../src/stores/macos-keychain/load-keyring.ts";
 import type { Hostname } from "../../../../src/protocol/hostname.ts";
 import { deadlineIn } from "../../../../src/system/deadline.ts";
+import { fixFor } from "../../../../src/fixes.ts";
 import {
   createKeychainStore as createStore,
   describeKeychainProblem,
@@ -25,8 +26,9 @@ const createKeychainStore = (binding: KeyringBinding, service: string) =>
 describe("describeKeychainProblem", () => {
   test("a keychain that cannot prompt is explained as locked, with the command that unlocks it", () => {
     const advice = describeKeychainProblem(LOCKED);
-    assert.match(advice, /locked/);
-    assert.match(advice, /security unlock-keychain/);
+    assert.match(advice.text, /locked/);
+    assert.equal(advice.fix?.situation, "macos-keychain-locked");
+    assert.equal(fixFor("macos-keychain-locked").command, "security unlock-keychain");
   });
 
   test("a refused or cancelled prompt says to choose Always Allow", () => {
@@ -34,26 +36,29 @@ describe("describeKeychainProblem", () => {
       DENIED,
       "Platform secure storage failure: The user name or passphrase you entered is not correct.",
     ]) {
-      assert.match(describeKeychainProblem(detail), /refused.*"Always Allow"/);
+      assert.match(describeKeychainProblem(detail).text, /refused.*"Always Allow"/);
     }
   });
 
   test("no default keychain says which keychain to make the default", () => {
-    assert.match(describeKeychainProblem(NO_KEYCHAIN), /no default keychain.*"login"/);
+    assert.match(describeKeychainProblem(NO_KEYCHAIN).text, /no default keychain.*"login"/);
   });
 
   test("a recognised problem is one short line that says what to do, without the framework's text", () => {
     for (const detail of [LOCKED, DENIED, NO_KEYCHAIN]) {
-      const message = `could not write to the keychain: ${describeKeychainProblem(`${detail}\n`)}`;
+      const problem = describeKeychainProblem(`${detail}\n`);
+      const message = `could not write to the keychain: ${problem.text}`;
       assert.ok(message.length < 200, `${message.length} chars: ${message}`);
       assert.ok(!/[\r\n]/.test(message), message);
       assert.ok(!/Platform secure storage|Couldn't access/.test(message), message);
-      assert.match(message, /[.:;] .*(run|unlock|open)/i, "says what to do");
+      // What to do: the fix as data, or in words where no command does it.
+      if (problem.fix === undefined)
+        assert.match(message, /[.:;] .*(run|unlock|open)/i, "says what to do");
     }
   });
 
   test("passes an unrecognised message through without guessing a cause", () => {
-    const advice = describeKeychainProblem("Attribute 'x' is not valid");
+    const advice = describeKeychainProblem("Attribute 'x' is not valid").text;
     assert.ok(advice.includes("Attribute 'x' is not valid"), advice);
     assert.ok(!/locked|refused|default keychain|--backend/.test(advice), advice);
   });
@@ -270,7 +275,7 @@ describe("createKeychainStore", () => {
     [
       "errSecInteractionNotAllowed",
       "Platform secure storage failure: User interaction is not allowed.",
-      /: the keychain is locked and cannot ask for its password here .*"security unlock-keychain"/,
+      /: the keychain is locked and cannot ask for its password here \(/,
     ],
     [
       "errSecAuthFailed",
