@@ -155,6 +155,24 @@ export const FIXES = {
     command: "gpgconf --kill gpg-agent",
     effect: "ends that gpg-agent (kill its process if this hangs too); gpg starts a new one",
   },
+  "entry-unreadable": {
+    situation:
+      "a stored entry is not UTF-8 text or not a JSON credentials object (another program wrote it, or it is damaged)",
+    command: "terraform logout HOST",
+    effect:
+      "removes the entry through the helper, as tofu logout HOST does for OpenTofu; terraform login HOST then stores a new one",
+  },
+  "several-items": {
+    situation:
+      "more than one keychain item matches a host (another program, or an older version, wrote them)",
+    command: "HELPER ARGS forget HOST",
+    effect: "removes every item that matches HOST; then log in again with terraform login HOST",
+  },
+  "no-token-stored": {
+    situation: "exec was asked for a host the store holds no token for",
+    command: "terraform login HOST",
+    effect: "logs in and stores the host's token through the helper; then run exec again",
+  },
   "macos-keychain-locked": {
     situation:
       "the macOS keychain is locked, and its password prompt has no one to answer it (an SSH session, no one at the screen)",

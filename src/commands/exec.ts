@@ -46,7 +46,7 @@ export async function exec(
     hosts.length > 0 ? [...new Set([...hosts, ...(tfe === undefined ? [] : [tfe])])] : undefined;
   const tokens = await storedTokens(await openStore(), only, unusable);
   if (tfe !== undefined && !tokens.has(tfe)) {
-    throw new CliError(`no token stored for ${tfe}: run "terraform login ${tfe}" first`);
+    throw noTokenStored(tfe);
   }
   const outcome = await runCommand(command, args, execEnvironment(env, tokens, tfe));
   switch (outcome.kind) {
@@ -95,7 +95,7 @@ export async function storedTokens(
     } else if (token !== undefined) {
       tokens.set(host, token);
     } else if (only !== undefined) {
-      throw new CliError(`no token stored for ${host}: run "terraform login ${host}" first`);
+      throw noTokenStored(host);
     }
   }
   return tokens;
@@ -104,4 +104,10 @@ export async function storedTokens(
 /** One line about a host whose token holds a NUL character; never the token. */
 export function nulMessage(host: Hostname): string {
   return `the token stored for ${host} holds a NUL character, which no environment variable can carry; run "terraform login ${host}" again`;
+}
+
+function noTokenStored(host: Hostname): CliError {
+  return new CliError(`no token stored for ${host}`, undefined, {
+    fix: { situation: "no-token-stored", values: { HOST: host } },
+  });
 }

@@ -14,11 +14,10 @@ export async function get(store: CredentialStore, host: Hostname): Promise<strin
   try {
     return parseCredentialsObject(stored, `the stored entry for ${host}`);
   } catch (error) {
-    throw new CliError(
-      `the stored entry for ${host} is not a JSON credentials object; run "terraform logout ${host}" (or "tofu logout ${host}") and log in again`,
-      undefined,
-      { cause: error },
-    );
+    throw new CliError(`the stored entry for ${host} is not a JSON credentials object`, undefined, {
+      cause: error,
+      fix: { situation: "entry-unreadable", values: { HOST: host } },
+    });
   }
 }
 

@@ -178,7 +178,7 @@ for (const provider of SECRET_SERVICE_PROVIDERS) {
         assertOneLineFailure(refused);
         assert.match(
           refused.stderr,
-          /nothing was stored; "forget dup\.example\.com" removes them all/,
+          /nothing was stored; run "[^"]* forget dup\.example\.com" \(removes every item/,
         );
         assert.equal(
           (await helper(session, ["get", host])).stdout,

@@ -12,5 +12,5 @@ export const credentialManagerStore: StoreDescription = {
     (await import("./open.ts")).probeCredentialManagerNow(service, deadline),
   deleteCommands: (service, hosts) =>
     hosts?.map((host) => ({ words: ["cmdkey", `/delete:${entryName(service, host)}`] })),
-  fixes: ["credential-manager-unusable"],
+  fixes: ["credential-manager-unusable", "entry-unreadable"],
 };

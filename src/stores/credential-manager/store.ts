@@ -57,7 +57,9 @@ export function createCredentialManagerStore(
         return new TextDecoder("utf-8", { fatal: true }).decode(entry.blob);
       } catch {
         throw new CliError(
-          `the Credential Manager entry for ${host} is not UTF-8 text; run "terraform logout ${host}" (or "tofu logout ${host}") and log in again`,
+          `the Credential Manager entry for ${host} is not UTF-8 text`,
+          undefined,
+          { fix: { situation: "entry-unreadable", values: { HOST: host } } },
         );
       } finally {
         entry.blob.fill(0);

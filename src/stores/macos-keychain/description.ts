@@ -17,5 +17,5 @@ export const macosKeychainStore: StoreDescription = {
     hosts?.map((host) => ({
       words: ["security", "delete-generic-password", "-s", service, "-a", host],
     })),
-  fixes: ["macos-keychain-locked"],
+  fixes: ["entry-unreadable", "macos-keychain-locked"],
 };

@@ -32,9 +32,9 @@ export function createKeychainStore(
       try {
         return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes));
       } catch {
-        throw new CliError(
-          `the keychain entry for ${host} is not UTF-8 text; run "terraform logout ${host}" (or "tofu logout ${host}") and log in again`,
-        );
+        throw new CliError(`the keychain entry for ${host} is not UTF-8 text`, undefined, {
+          fix: { situation: "entry-unreadable", values: { HOST: host } },
+        });
       }
     },
     async store(host, secret) {

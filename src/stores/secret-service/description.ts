@@ -22,5 +22,7 @@ export const secretServiceStore: StoreDescription = {
     "no-default-chosen",
     "unlock-prompt-dismissed",
     "keyring-on-desktop",
+    "entry-unreadable",
+    "several-items",
   ],
 };

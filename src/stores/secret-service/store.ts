@@ -525,19 +525,20 @@ async function planWrite(
   return { toUnlock, write: { existing, target, replace: items.length === 0 } };
 }
 
-function severalItems(host: Hostname, count: number): CliError {
-  return new CliError(
-    `${count} keychain items match ${host}, so nothing was stored; "forget ${host}" removes them all, then store again`,
-  );
+/** Exported for unit tests. */
+export function severalItems(host: Hostname, count: number): CliError {
+  return new CliError(`${count} keychain items match ${host}, so nothing was stored`, undefined, {
+    fix: { situation: "several-items", values: { HOST: host } },
+  });
 }
 
 function utf8(bytes: Uint8Array, host: Hostname): string {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new CliError(
-      `the keychain entry for ${host} is not UTF-8 text; run "terraform logout ${host}" (or "tofu logout ${host}") and log in again`,
-    );
+    throw new CliError(`the keychain entry for ${host} is not UTF-8 text`, undefined, {
+      fix: { situation: "entry-unreadable", values: { HOST: host } },
+    });
   }
 }
 

@@ -30,6 +30,10 @@ import { createKeychainStore } from "../../../src/stores/macos-keychain/keychain
 import type { KeyringBinding } from "../../../src/stores/macos-keychain/load-keyring.ts";
 import { deadlineIn } from "../../../src/system/deadline.ts";
 import type { Hostname } from "../../../src/protocol/hostname.ts";
+import { get } from "../../../src/protocol/verbs.ts";
+import { storedTokens } from "../../../src/commands/exec.ts";
+import { severalItems } from "../../../src/stores/secret-service/store.ts";
+import { createMemoryStore } from "../../support/memory-store.ts";
 import { createFakeIo } from "../../support/fake-io.ts";
 
 /** At most this many characters before the command (issue 36). */
@@ -97,8 +101,11 @@ async function rejected(call: () => Promise<unknown>): Promise<CliError> {
   throw new Error("nothing thrown");
 }
 
-/** The macOS errors with a fix: built with a binding that fails as the Security framework does. */
-async function macosKeychainErrors(): Promise<(readonly [string, CliError])[]> {
+/**
+ * The errors with a fix that take a call to build: a store's entry, exec, and the macOS
+ * keychain with a binding that fails as the Security framework does.
+ */
+async function storeErrors(): Promise<(readonly [string, CliError])[]> {
   const locked = {
     AsyncEntry: class {
       getSecret(): Promise<never> {
@@ -109,8 +116,15 @@ async function macosKeychainErrors(): Promise<(readonly [string, CliError])[]> {
     },
   } as unknown as KeyringBinding;
   const store = createKeychainStore(locked, "terraform-credentials", deadlineIn(30));
+  const host = "h.example.com" as Hostname;
   return [
-    ["macOS keychain locked", await rejected(() => store.get("h.example.com" as Hostname))],
+    [
+      "a stored entry that is not a credentials object",
+      await rejected(() => get(createMemoryStore({ [host]: "not json" }), host)),
+    ],
+    ["exec: no token stored", await rejected(() => storedTokens(createMemoryStore(), [host]))],
+    ["several keychain items for a host", severalItems(host, 2)],
+    ["macOS keychain locked", await rejected(() => store.get(host))],
     [
       "macOS keychain not answering",
       await rejected(() =>
@@ -124,7 +138,7 @@ async function macosKeychainErrors(): Promise<(readonly [string, CliError])[]> {
   ];
 }
 
-const MACOS_KEYCHAIN_ERRORS = await macosKeychainErrors();
+const STORE_ERRORS = await storeErrors();
 
 /** install run from the sources: refused before anything is planned. */
 async function installFromSources(): Promise<CliError> {
@@ -159,7 +173,7 @@ describe("error lines: the cause, then one fix with this call's options", () => 
     );
   });
 
-  for (const [name, error] of [...ERRORS, ...MACOS_KEYCHAIN_ERRORS]) {
+  for (const [name, error] of [...ERRORS, ...STORE_ERRORS]) {
     test(`${name}: one line, a short cause, one fix`, async () => {
       assert.ok(error.fix !== undefined, "it carries its fix as data");
       // The built executable: its fixes name it.

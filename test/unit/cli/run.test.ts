@@ -154,7 +154,7 @@ describe("get", () => {
     assertFailure(
       outcome,
       ExitCode.Failure,
-      `the stored entry for ${HOST} is not a JSON credentials object; run "terraform logout ${HOST}" (or "tofu logout ${HOST}") and log in again\n`,
+      `the stored entry for ${HOST} is not a JSON credentials object; run "terraform logout ${HOST}" (removes the entry through the helper, as tofu logout ${HOST} does for OpenTofu; terraform login ${HOST} then stores a new one)\n`,
     );
     assert.ok(!outcome.stderr.includes(SECRET));
   });

@@ -39,10 +39,8 @@ describe("get", () => {
       );
       assert.ok(error instanceof CliError, `expected a CliError, got ${String(error)}`);
       assert.equal(error.exitCode, ExitCode.Failure);
-      assert.equal(
-        error.message,
-        `the stored entry for ${HOST} is not a JSON credentials object; run "terraform logout ${HOST}" (or "tofu logout ${HOST}") and log in again`,
-      );
+      assert.equal(error.message, `the stored entry for ${HOST} is not a JSON credentials object`);
+      assert.deepEqual(error.fix, { situation: "entry-unreadable", values: { HOST } });
       assert.ok(!error.message.includes(SECRET));
       assert.equal(store.entries.get(HOST), stored, "a corrupt entry must not be silently dropped");
     });

@@ -80,10 +80,15 @@ describe("Credential Manager store", () => {
     const { api, entries } = fakeCredentialManager();
     entries.set(`${SERVICE}/${HOST}`, { userName: HOST, blob: Uint8Array.of(0xff, 0xfe) });
     const store = createCredentialManagerStore(api, SERVICE, unguarded);
-    await assert.rejects(
-      store.get(HOST),
-      /not UTF-8 text; run "terraform logout app\.example\.com"/,
-    );
+    await assert.rejects(store.get(HOST), (error: unknown) => {
+      assert.ok(error instanceof CliError);
+      assert.match(error.message, /app\.example\.com is not UTF-8 text$/);
+      assert.deepEqual(error.fix, {
+        situation: "entry-unreadable",
+        values: { HOST: "app.example.com" },
+      });
+      return true;
+    });
   });
 
   test("no user profile loaded (ERROR_NO_SUCH_LOGON_SESSION) gets its own line", async () => {
