@@ -51,5 +51,5 @@ export function profileVariable(
 
 /** How messages name the store the options select. */
 export function storeName(backend: GlobalOptions["backend"]): string {
-  return backend === "pass" ? "pass" : "the keychain";
+  return { keychain: "the keychain", pass: "pass", wincred: "Windows Credential Manager" }[backend];
 }

@@ -199,16 +199,24 @@ async function storeChecks(
       : PROBE_TIMEOUT_SECONDS;
   const keychain = await probeKeychain(io, options.service, timeout);
   const pass = await probePass(io.env, io.homedir, io.platform, timeout * 1000);
-  const probes: Record<GlobalOptions["backend"], ProbeResult> = { keychain, pass };
-  const available = (Object.keys(probes) as GlobalOptions["backend"][]).map(
-    (backend) =>
-      `--backend ${backend}: ${probes[backend].status === "fail" ? "not usable: " : ""}${probes[backend].summary}`,
+  // The Windows side only on WSL, or when asked for: elsewhere it is no store of this machine.
+  const { onWsl, probeWincred } = await import("../stores/wincred/probe.ts");
+  const probes = new Map<GlobalOptions["backend"], ProbeResult>([
+    ["keychain", keychain],
+    ["pass", pass],
+  ]);
+  if (onWsl(io.env) || options.backend === "wincred")
+    probes.set("wincred", await probeWincred(io.env, options.service, timeout));
+  const available = [...probes].map(
+    ([backend, probe]) =>
+      `--backend ${backend}: ${probe.status === "fail" ? "not usable: " : ""}${probe.summary}`,
   );
-  const chosen = probes[options.backend];
+  // Probed above whatever the machine: the chosen store is always among them.
+  const chosen = probes.get(options.backend) ?? keychain;
   const title = `store --backend ${options.backend} (service "${options.service}")`;
   // "ok" only when some store works; when none does, pass is the one that works anywhere,
   // so its fix is the one given.
-  const noneWorks = Object.values(probes).every((probe) => probe.status === "fail");
+  const noneWorks = [...probes.values()].every((probe) => probe.status === "fail");
   const storesHere: Check = noneWorks
     ? {
         status: "fail",
@@ -220,9 +228,9 @@ async function storeChecks(
   if (!chosen.safeToOpen) {
     // The other store works here (a headless machine without D-Bus, with pass set up): the
     // way out is to switch the helper to it, which install --force does, block and all.
-    const other = (Object.keys(probes) as GlobalOptions["backend"][]).find(
-      (backend) => backend !== options.backend && probes[backend].status === "ok",
-    );
+    const other = [...probes].find(
+      ([backend, probe]) => backend !== options.backend && probe.status === "ok",
+    )?.[0];
     const fixes = [
       ...(chosen.fix ? [chosen.fix] : []),
       ...(other === undefined

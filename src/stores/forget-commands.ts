@@ -7,10 +7,11 @@ import { serviceFolder } from "./pass/pass-store.ts";
  * `service`: for when the helper itself is gone, as after the last `uninstall`. pass deletes
  * the service's folder whatever it holds; the keychains delete one entry per host, named as
  * each store names them (secret-service/store.ts, macos-keychain/, credential-manager/).
+ * wincred's run from WSL: cmdkey.exe through interop, on the Windows helper's entry names.
  * `undefined` when no tool of the store can, without the list of hosts.
  */
 export function storeForgetCommands(
-  backend: "keychain" | "pass",
+  backend: "keychain" | "pass" | "wincred",
   platform: NodeJS.Platform,
   service: string,
   hosts: readonly Hostname[] | undefined,
@@ -18,10 +19,12 @@ export function storeForgetCommands(
   if (backend === "pass") return [["pass", "rm", "-r", "-f", serviceFolder(service)]];
   if (hosts === undefined) return undefined;
   return hosts.map((host) =>
-    platform === "win32"
-      ? ["cmdkey", `/delete:${entryName(service, host)}`]
-      : platform === "darwin"
-        ? ["security", "delete-generic-password", "-s", service, "-a", host]
-        : ["secret-tool", "clear", "service", service, "username", host],
+    backend === "wincred"
+      ? ["cmdkey.exe", `/delete:${entryName(service, host)}`]
+      : platform === "win32"
+        ? ["cmdkey", `/delete:${entryName(service, host)}`]
+        : platform === "darwin"
+          ? ["security", "delete-generic-password", "-s", service, "-a", host]
+          : ["secret-tool", "clear", "service", service, "username", host],
   );
 }

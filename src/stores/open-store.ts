@@ -19,6 +19,8 @@ export async function openStore(
   const context: StoreContext = { service: options.service, io, limits, beforeSecret };
   // One line per store; Linux and the BSDs (whose desktops run the same Secret Service) last.
   if (options.backend === "pass") return (await import("./pass/open.ts")).openPassStore(context);
+  if (options.backend === "wincred")
+    return (await import("./wincred/open.ts")).openWincredStore(context);
   if (io.platform === "darwin")
     return (await import("./macos-keychain/open.ts")).openKeychainStore(context);
   if (io.platform === "win32")

@@ -5,7 +5,7 @@ import { quote } from "../quote.ts";
 export const DEFAULT_SERVICE = "terraform-credentials";
 
 /** The stores a user can choose with `--backend`. */
-export const BACKENDS = ["keychain", "pass"] as const;
+export const BACKENDS = ["keychain", "pass", "wincred"] as const;
 export type Backend = (typeof BACKENDS)[number];
 
 /** Options given before the verb: the `args` of the CLI config's credentials_helper block. */
@@ -75,7 +75,7 @@ export function parseBackend(value: string): Backend {
   const backend = BACKENDS.find((name) => name === value);
   if (backend === undefined) {
     throw new CliError(
-      `invalid --backend ${quote(value)}: use ${BACKENDS.join(" or ")}`,
+      `invalid --backend ${quote(value)}: use ${BACKENDS.slice(0, -1).join(", ")} or ${BACKENDS.at(-1)}`,
       ExitCode.Usage,
     );
   }
