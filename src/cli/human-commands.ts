@@ -107,14 +107,22 @@ export function humanHandlers(
         const { probeSecretService } = await import("../stores/secret-service/probe.ts");
         const probe = await probeSecretService(io.env, PROBE_TIMEOUT_SECONDS);
         if (probe.status === "fail") {
-          const pass = inProfile([
-            helper,
-            ...helperArgs({ ...options, backend: "pass" }),
-            "install",
-            "--force",
-          ]);
+          const switchTo = (backend: GlobalOptions["backend"]) =>
+            inProfile([helper, ...helperArgs({ ...options, backend }), "install", "--force"]);
+          // On WSL with the Windows helper there, the Windows login is the one to share.
+          const { onWsl, probeWincred } = await import("../stores/wincred/probe.ts");
+          const windows = onWsl(io.env)
+            ? await probeWincred(io.env, options.service, PROBE_TIMEOUT_SECONDS)
+            : undefined;
           say(`warning: the keychain cannot be reached here: ${probe.summary}`);
-          say(`      on a machine without a desktop session, store in pass instead: "${pass}"`);
+          if (windows?.status === "ok")
+            say(
+              `      this is WSL and the Windows helper is installed: "${switchTo("wincred")}" shares the Windows login (Windows Credential Manager) with Terraform here`,
+            );
+          else
+            say(
+              `      on a machine without a desktop session, store in pass instead: "${switchTo("pass")}"`,
+            );
         }
       }
       // pass without a store or a usable key: the first terraform login would be the first to
