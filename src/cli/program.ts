@@ -77,7 +77,7 @@ export function buildProgram(
     )
     .option(
       "--backend <store>",
-      `where to keep the entries: ${BACKENDS.join(" or ")} (pass: the standard Unix password store, for machines without a desktop keyring) (default: the installed credentials_helper block's, else keychain; see below)`,
+      `where to keep the entries: ${BACKENDS.join(" or ")} (pass: the standard Unix password store, for machines without a desktop keyring; wincred: in WSL, Windows Credential Manager through the Windows helper) (default: the installed credentials_helper block's, else keychain; see below)`,
       parseBackend,
     )
     .option(
