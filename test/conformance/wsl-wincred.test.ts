@@ -13,5 +13,9 @@ if (missing === undefined) {
     assert.fail(`${missing}; CI must run it`);
   });
 } else {
-  test("conformance over --backend wincred on a WSL stand-in (Windows side under Wine)", { skip: missing }, () => {});
+  test(
+    "conformance over --backend wincred on a WSL stand-in (Windows side under Wine)",
+    { skip: missing },
+    () => {},
+  );
 }
