@@ -12,7 +12,7 @@ import { startKWalletSession } from "../support/kwallet-session.ts";
 import { startPassSession } from "../support/pass-session.ts";
 import { addItem } from "../support/secret-service-items.ts";
 import { startWinePrefix } from "../support/wine-prefix.ts";
-import { startWslStandIn } from "../support/wsl-stand-in.ts";
+import { REAL_WSL, startWslUnderTest } from "../support/wsl-stand-in.ts";
 import type { ConformanceStore, StoreUnderTest } from "./harness.ts";
 import type { Capability } from "./rules.ts";
 
@@ -151,7 +151,11 @@ export const WINDOWS_UNDER_WINE: ConformanceStore = {
   name: "Windows Credential Manager (win-x64 under Wine)",
   capabilities: new Set<Capability>(["bounded-stdin"]),
   async start(): Promise<StoreUnderTest> {
-    buildWindowsHelper();
+    // Built here, as the host's build is by scripts/test.sh: a stale binary proves nothing.
+    execFileSync("npx", ["tsx", "scripts/build.ts", "--target", "win-x64"], {
+      cwd: ROOT,
+      stdio: "pipe",
+    });
     const wine = await startWinePrefix();
     return {
       env: wine.env,
@@ -163,17 +167,17 @@ export const WINDOWS_UNDER_WINE: ConformanceStore = {
 };
 
 /**
- * --backend wincred: the host's build on a stand-in WSL (test/support/wsl-stand-in.ts),
- * whose Windows side is Wine with the win-x64 build installed by its own `install`.
- * Unreachable: WSL interop switched off. Not locked, and no foreign items: those of
- * Credential Manager itself, which WINDOWS_UNDER_WINE describes.
+ * --backend wincred: the host's build in WSL, whose Windows side has the Windows helper
+ * installed: on a stand-in (test/support/wsl-stand-in.ts), Wine with the win-x64 build
+ * installed by its own `install`; in the workflow's WSL job, the real one. Unreachable: WSL
+ * interop switched off. Not locked, and no foreign items: those are Credential Manager's
+ * own, which WINDOWS_UNDER_WINE describes.
  */
-export const WSL_WINCRED_UNDER_WINE: ConformanceStore = {
-  name: "--backend wincred (WSL stand-in, Windows side under Wine)",
+export const WSL_WINCRED: ConformanceStore = {
+  name: `--backend wincred (${REAL_WSL ? "WSL" : "WSL stand-in, Windows side under Wine"})`,
   capabilities: new Set<Capability>(["bounded-stdin", "unreachable"]),
   async start(): Promise<StoreUnderTest> {
-    buildWindowsHelper();
-    const wsl = await startWslStandIn();
+    const wsl = await startWslUnderTest();
     return {
       env: wsl.env,
       args: ["--backend", "wincred"],
@@ -182,11 +186,3 @@ export const WSL_WINCRED_UNDER_WINE: ConformanceStore = {
     };
   },
 };
-
-/** Builds the win-x64 helper, as the host's is by scripts/test.sh: a stale binary proves nothing. */
-function buildWindowsHelper(): void {
-  execFileSync("npx", ["tsx", "scripts/build.ts", "--target", "win-x64"], {
-    cwd: ROOT,
-    stdio: "pipe",
-  });
-}

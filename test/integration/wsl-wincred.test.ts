@@ -21,10 +21,10 @@ import {
   type WslStandIn,
 } from "../support/wsl-stand-in.ts";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const USER = "Jörg Müller";
 const execFileAsync = promisify(execFile);
 
+// Wine's own Credential Manager is read here: the stand-in's, even in a real WSL.
 const missing = process.platform === "linux" ? wineMissing() : "SKIP: Wine runs on Linux only";
 if (missing !== undefined) {
   test("--backend wincred on a WSL stand-in", { skip: missing }, () => {});
@@ -32,11 +32,6 @@ if (missing !== undefined) {
   describe("--backend wincred on a WSL stand-in, %APPDATA% with a space and non-ASCII letters", () => {
     let wsl: WslStandIn;
     before(async () => {
-      // Built here, as the host's build is by scripts/test.sh: a stale binary proves nothing.
-      execFileSync("npx", ["tsx", "scripts/build.ts", "--target", "win-x64"], {
-        cwd: ROOT,
-        stdio: "pipe",
-      });
       wsl = await startWslStandIn({ user: USER });
     });
     after(async () => {
