@@ -10,16 +10,70 @@ const restrictedImports = (...names) => ({
     name,
     message: `${name} belongs to another layer; see STYLE.md section 4`,
   })),
-  // Layers only import downwards (STYLE.md section 1): from a folder below it (stores/,
-  // commands/, protocol/, terraform/, system/), cli/ is reached only by going up a level;
-  // cli/ itself imports its own files as "./".
-  patterns: [
-    {
-      regex: "^(\\.\\./)+cli/",
-      message: "cli/ is the shell above this layer: move what both need below them",
-    },
+});
+
+/**
+ * The layers (STYLE.md section 1), each with those above it, which it may not import:
+ * main → cli → commands → stores/terraform → protocol/system. Imports of one's own layer
+ * start with "./" (or climb within it), so a layer above is reached only by going up.
+ */
+const LAYERS_ABOVE = {
+  cli: ["main.ts"],
+  commands: ["cli", "main.ts"],
+  stores: ["commands", "cli", "main.ts"],
+  terraform: ["stores", "commands", "cli", "main.ts"],
+  protocol: ["terraform", "stores", "commands", "cli", "main.ts"],
+  system: ["protocol", "terraform", "stores", "commands", "cli", "main.ts"],
+};
+
+/** An import of `name` (a folder or a file of src/) from anywhere below src/. */
+const upTo = (name) => ({
+  regex: `^(\\.\\./)+${name.replace(".", "\\.")}${name.endsWith(".ts") ? "$" : "/"}`,
+  message: `${name} is above this layer (STYLE.md section 1): move what both need below them`,
+});
+
+/** A store's own folder, from outside src/stores/: only the registry names a store. */
+const STORE_FOLDER = {
+  regex: "^(\\./|(\\.\\./)+)stores/[^/]+/",
+  message: "ask src/stores/registry.ts: nothing outside src/stores/ names a particular store",
+};
+
+/** Another store's folder, from inside one: each store is a folder of its own. */
+const OTHER_STORE_FOLDER = {
+  regex: "^\\.\\./[^./][^/]*/",
+  message: "a store imports no other store's folder: move what both need to src/stores/",
+};
+
+const NO_ENUMS = { selector: "TSEnumDeclaration", message: "use `as const` objects" };
+
+/**
+ * Refuses imports matching `patterns`, static (`import`, `export … from`) and dynamic
+ * (`import("…")`, which no-restricted-imports does not see) alike.
+ */
+const layerRules = (patterns) => ({
+  "@typescript-eslint/no-restricted-imports": ["error", { patterns }],
+  "no-restricted-syntax": [
+    "error",
+    NO_ENUMS,
+    ...patterns.map(({ regex, message }) => ({
+      // esquery ends a regular expression at the first "/": write it as \x2F.
+      selector: `ImportExpression[source.value=/${regex.replaceAll("/", "\\x2F")}/]`,
+      message,
+    })),
   ],
 });
+
+const layerBlocks = [
+  ...Object.entries(LAYERS_ABOVE).map(([layer, above]) => ({
+    files: [`src/${layer}/**/*.ts`],
+    rules: layerRules([...above.map(upTo), ...(layer === "stores" ? [] : [STORE_FOLDER])]),
+  })),
+  {
+    files: ["src/stores/*/**/*.ts"],
+    rules: layerRules([...LAYERS_ABOVE.stores.map(upTo), OTHER_STORE_FOLDER]),
+  },
+  { files: ["src/main.ts"], rules: layerRules([STORE_FOLDER]) },
+];
 
 export default tseslint.config(
   { ignores: ["dist/", "build/", "release/", "node_modules/", "coverage/"] },
@@ -61,10 +115,7 @@ export default tseslint.config(
         { varsIgnorePattern: "^_", argsIgnorePattern: "^_" },
       ],
       "n/prefer-node-protocol": "error",
-      "no-restricted-syntax": [
-        "error",
-        { selector: "TSEnumDeclaration", message: "use `as const` objects" },
-      ],
+      "no-restricted-syntax": ["error", NO_ENUMS],
     },
   },
   {
@@ -79,7 +130,7 @@ export default tseslint.config(
       "src/stores/secret-service/unix-socket.ts",
       "src/system/**",
       "src/stores/credential-manager/advapi32.ts",
-      "src/stores/credential-manager/deadline-watchdog-worker.ts",
+      "src/system/deadline-watchdog-worker.ts",
     ],
     rules: {
       "no-restricted-globals": [
@@ -114,7 +165,7 @@ export default tseslint.config(
   },
   {
     // The watchdog thread stands at the process edge, as main.ts does: it ends the process.
-    files: ["src/stores/credential-manager/deadline-watchdog-worker.ts"],
+    files: ["src/system/deadline-watchdog-worker.ts"],
     rules: {
       "no-restricted-imports": ["error", restrictedImports("bun", "bun:ffi", "@napi-rs/keyring")],
     },
@@ -149,6 +200,7 @@ export default tseslint.config(
       "@typescript-eslint/no-non-null-assertion": "off",
     },
   },
+  ...layerBlocks,
   { files: ["**/*.js", "**/*.cjs", "**/*.mjs"], ...tseslint.configs.disableTypeChecked },
   {
     // Plain CommonJS run directly by Node: the npm package's launcher.

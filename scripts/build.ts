@@ -113,7 +113,7 @@ function compile(order: readonly string[]): void {
       path.join(root, "src/main.ts"),
       // The deadline's watchdog thread (Windows), a second entry point that the bundle loads
       // with `new Worker(new URL(...))`.
-      path.join(root, "src/stores/credential-manager/deadline-watchdog-worker.ts"),
+      path.join(root, "src/system/deadline-watchdog-worker.ts"),
       "--compile",
       `--target=${target.bunTarget}`,
       `--compile-executable-path=${runtime}`,

@@ -1,6 +1,6 @@
 import os from "node:os";
 import process from "node:process";
-import { isSingleExecutable, TARGET, VERSION, versionLine } from "./build-info.ts";
+import { isSingleExecutable, TARGET, VERSION, versionLine } from "./system/build-info.ts";
 import { run } from "./cli/run.ts";
 import {
   guardWindowsReads,
@@ -10,10 +10,10 @@ import {
   streamKind,
   streamsWereUsed,
 } from "./system/standard-streams.ts";
-import { openStore } from "./stores/open-store.ts";
+import { openStore } from "./stores/registry.ts";
 import { endOnSignals } from "./system/signal-forwarding.ts";
 import { forbidCoreDumps } from "./system/core-dumps.ts";
-import { hasAbandonedCalls } from "./stores/macos-keychain/keychain-calls.ts";
+import { hasAbandonedCalls } from "./system/deadline.ts";
 
 endOnSignals();
 
@@ -39,7 +39,7 @@ async function main(): Promise<number> {
       ...(process.platform === "win32"
         ? {
             boundStdin: async (seconds: number, message: string) => {
-              const { guardStdinReads } = await import("./stores/credential-manager/open.ts");
+              const { guardStdinReads } = await import("./system/deadline-watchdog.ts");
               guardWindowsReads(guardStdinReads(seconds, message));
             },
           }

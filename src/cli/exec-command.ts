@@ -1,11 +1,11 @@
 import { CliError, ExitCode } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
-import { quote } from "../quote.ts";
+import { quote } from "../system/quote.ts";
 import type { CommandOutcome } from "../system/run-command.ts";
 import { signalExitCode } from "../system/signal-forwarding.ts";
-import type { CredentialStore } from "../stores/credential-store.ts";
+import type { CredentialStore } from "../protocol/credential-store.ts";
 import type { Io } from "../system/io.ts";
-import type { GlobalOptions } from "../system/options.ts";
+import type { GlobalOptions } from "../commands/options.ts";
 import type { ExecHandler } from "./program.ts";
 
 /** Runs a command with our standard streams and `env`; supplied by main.ts. */

@@ -2,7 +2,7 @@ import { CliError } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import { commandLine } from "../commands/command-line.ts";
 import type { Io } from "../system/io.ts";
-import { followBlock, optionsOfArgs, type GlobalOptions } from "../system/options.ts";
+import { followBlock, optionsOfArgs, type GlobalOptions } from "../commands/options.ts";
 import type { ProtocolVerb } from "./protocol-call.ts";
 
 /** Where `followedOptions` says what it did; a missing one says nothing. */

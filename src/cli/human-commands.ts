@@ -1,11 +1,13 @@
 import { CliError } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
-import { oneLine, printable } from "../quote.ts";
-import { commandLine, profileVariable, storeName, withVariable } from "../commands/command-line.ts";
-import type { CredentialStore } from "../stores/credential-store.ts";
-import { PROBE_TIMEOUT_SECONDS } from "../stores/probe-result.ts";
+import { oneLine, printable } from "../system/quote.ts";
+import { commandLine, profileVariable, withVariable } from "../commands/command-line.ts";
+import { storeFor, storesHere, storeTitle } from "../stores/registry.ts";
+import type { CredentialStore } from "../protocol/credential-store.ts";
+import { PROBE_TIMEOUT_SECONDS, type StoreDescription } from "../stores/store-description.ts";
 import type { Io } from "../system/io.ts";
-import { DEFAULT_SERVICE, timeoutSeconds, type GlobalOptions } from "../system/options.ts";
+import { DEFAULT_SERVICE, type GlobalOptions } from "../commands/options.ts";
+import { timeoutSeconds } from "../system/deadline.ts";
 import type { HumanHandlers } from "./program.ts";
 import type { HttpsGet } from "../system/https-get.ts";
 import type { AppliedStep } from "../commands/install.ts";
@@ -95,49 +97,33 @@ export function humanHandlers(
         withVariable(profile, commandLine(words, io.platform), io.platform);
       const next = (command: string) => inProfile([helper, ...helperArgs(options), command]);
       say(
-        `next: "${inProfile(["terraform", "login", "HOST"])}" (or "${inProfile(["tofu", "login", "HOST"])}") stores the token in ${storeName(options.backend)};`,
+        `next: "${inProfile(["terraform", "login", "HOST"])}" (or "${inProfile(["tofu", "login", "HOST"])}") stores the token in ${storeTitle(options.backend, io.platform)};`,
       );
       say(
         `      "${next("import")}" moves tokens already in credentials.tfrc.json or credentials blocks;`,
       );
       say(`      "${next("doctor")}" checks the set-up`);
-      // The keychain of a Linux machine with no Secret Service (a server, CI, SSH): install
-      // works, and then every login would fail. Say so now, with the way out.
-      if (options.backend === "keychain" && io.platform !== "darwin" && io.platform !== "win32") {
-        const { probeSecretService } = await import("../stores/secret-service/probe.ts");
-        const probe = await probeSecretService(io.env, PROBE_TIMEOUT_SECONDS);
-        if (probe.status === "fail") {
-          const switchTo = (backend: GlobalOptions["backend"]) =>
-            inProfile([helper, ...helperArgs({ ...options, backend }), "install", "--force"]);
-          // On WSL with the Windows helper there, the Windows login is the one to share.
-          const { onWsl, probeWincred } = await import("../stores/wincred/probe.ts");
-          const windows = onWsl(io.env)
-            ? await probeWincred(io.env, options.service, PROBE_TIMEOUT_SECONDS)
-            : undefined;
-          say(`warning: the keychain cannot be reached here: ${probe.summary}`);
-          if (windows?.status === "ok")
-            say(
-              `      this is WSL and the Windows helper is installed: "${switchTo("wincred")}" shares the Windows login (Windows Credential Manager) with Terraform here`,
-            );
-          else
-            say(
-              `      on a machine without a desktop session, store in pass instead: "${switchTo("pass")}"`,
-            );
-        }
-      }
-      // pass without a store or a usable key: the first terraform login would be the first to
-      // fail. doctor's probe, and its fix.
-      if (options.backend === "pass") {
-        const { probePass } = await import("../stores/pass/pass-probe.ts");
-        const probe = await probePass(
-          io.env,
-          io.homedir,
-          io.platform,
-          PROBE_TIMEOUT_SECONDS * 1000,
-        );
-        if (probe.status === "fail") {
-          say(`warning: pass cannot store tokens here yet: ${probe.summary}`);
-          if (probe.fix !== undefined) say(`      fix: ${probe.fix}`);
+      // A store that cannot work here (a Linux machine with no Secret Service, pass without
+      // a key): install works, and then every login would fail. Say so now, with its probe's
+      // fix, and the store that does work here, if one does.
+      const { deadlineIn } = await import("../system/deadline.ts");
+      const probe = (store: StoreDescription) =>
+        store.probe({ service: options.service, io, deadline: deadlineIn(PROBE_TIMEOUT_SECONDS) });
+      const chosen = storeFor(options.backend, io.platform);
+      const verdict = await probe(chosen);
+      if (verdict.status === "fail") {
+        say(`warning: ${chosen.title} cannot store tokens here yet: ${verdict.summary}`);
+        if (verdict.fix !== undefined) say(`      fix: ${verdict.fix}`);
+        for (const other of storesHere(io).filter((store) => store !== chosen)) {
+          if ((await probe(other)).status !== "ok") continue;
+          const words = [
+            helper,
+            ...helperArgs({ ...options, backend: other.name }),
+            "install",
+            "--force",
+          ];
+          say(`      or store in ${other.title} instead: "${inProfile(words)}"`);
+          break;
         }
       }
     },
@@ -190,7 +176,7 @@ export function humanHandlers(
         hosts = undefined;
         unreachable = oneLine(error instanceof Error ? error.message : String(error), 300);
       }
-      const where = `${storeName(options.backend)} (service "${options.service}")`;
+      const where = `${storeTitle(options.backend, io.platform)} (service "${options.service}")`;
       if (dryRun) {
         report.print(say, () => true);
         if (forget && hosts !== undefined)
@@ -214,17 +200,10 @@ export function humanHandlers(
       }
       // A command that runs after this and after the last uninstall too: the store's own
       // tools, not this helper, whose executable goes with the last profile.
-      const { storeForgetCommands } = await import("../stores/forget-commands.ts");
-      const passDir = io.env.PASSWORD_STORE_DIR;
-      const deleting = storeForgetCommands(options.backend, io.platform, options.service, hosts)
-        ?.map((words) =>
-          withVariable(
-            options.backend === "pass" && passDir !== undefined && passDir !== ""
-              ? { name: "PASSWORD_STORE_DIR", value: passDir }
-              : undefined,
-            commandLine(words, io.platform),
-            io.platform,
-          ),
+      const deleting = storeFor(options.backend, io.platform)
+        .deleteCommands(options.service, hosts, io.env)
+        ?.map(({ words, variable }) =>
+          withVariable(variable, commandLine(words, io.platform), io.platform),
         )
         .join(" && ");
       if (hosts === undefined) {
@@ -253,7 +232,7 @@ export function humanHandlers(
         );
         return;
       }
-      const into = storeName(options.backend);
+      const into = storeTitle(options.backend, io.platform);
       const would = flags.dryRun ? "would be " : "";
       const plan = flags.dryRun ? "(dry run, nothing changed) " : "";
       for (const { outcome, host, file, reason } of report.hosts) {
@@ -292,7 +271,7 @@ export function humanHandlers(
       else if (hosts.length === 0) {
         if (io.stdoutIsTTY === true)
           note(
-            `no credentials stored in ${storeName(options.backend)} (service "${options.service}")`,
+            `no credentials stored in ${storeTitle(options.backend, io.platform)} (service "${options.service}")`,
           );
       } else for (const host of hosts) say(host);
     },

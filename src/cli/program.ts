@@ -1,19 +1,13 @@
 import { Command } from "commander";
 import { CliError, ExitCode } from "../errors.ts";
-import { quote } from "../quote.ts";
+import { quote } from "../system/quote.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import type { Io } from "../system/io.ts";
-import {
-  BACKENDS,
-  DEFAULT_SERVICE,
-  parseBackend,
-  parseServiceName,
-  parseTimeout,
-  TIMEOUT_VARIABLE,
-} from "../system/options.ts";
-import type { GlobalOptions } from "../system/options.ts";
-import { DEFAULT_TIMEOUT_SECONDS } from "../system/options.ts";
+import { DEFAULT_SERVICE, parseServiceName } from "../commands/options.ts";
+import type { GlobalOptions } from "../commands/options.ts";
+import { BACKENDS, parseBackend } from "../stores/registry.ts";
+import { DEFAULT_TIMEOUT_SECONDS, parseTimeout, TIMEOUT_VARIABLE } from "../system/deadline.ts";
 
 /**
  * What each verb does once its arguments are known; `run` supplies them. They take the
@@ -77,7 +71,7 @@ export function buildProgram(
     )
     .option(
       "--backend <store>",
-      `where to keep the entries: ${BACKENDS.join(" or ")} (pass: the standard Unix password store, for machines without a desktop keyring; wincred: in WSL, Windows Credential Manager through the Windows helper) (default: the installed credentials_helper block's, else keychain; see below)`,
+      `where to keep the entries: ${BACKENDS.join(", ")} (pass: the standard Unix password store, for machines without a desktop keyring; wincred: in WSL, Windows Credential Manager through the Windows helper) (default: the installed credentials_helper block's, else keychain; see below)`,
       parseBackend,
     )
     .option(

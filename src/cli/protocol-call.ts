@@ -1,4 +1,4 @@
-import { leadingOptions, type GlobalOptions } from "../system/options.ts";
+import { leadingOptions, type GlobalOptions } from "../commands/options.ts";
 import type { StandardStreams } from "../system/io.ts";
 
 export const PROTOCOL_VERB_NAMES = ["get", "store", "forget"] as const;

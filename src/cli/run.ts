@@ -1,14 +1,10 @@
 import { CliError, DEBUG_VARIABLE, debugging, ExitCode, systemErrorMessage } from "../errors.ts";
 import { MAX_CREDENTIALS_BYTES } from "../protocol/credentials-object.ts";
 import * as verbs from "../protocol/verbs.ts";
-import type { CredentialStore } from "../stores/credential-store.ts";
+import type { CredentialStore } from "../protocol/credential-store.ts";
 import type { Io } from "../system/io.ts";
-import {
-  DEFAULT_TIMEOUT_SECONDS,
-  followBlock,
-  timeoutSeconds,
-  type GlobalOptions,
-} from "../system/options.ts";
+import { followBlock, type GlobalOptions } from "../commands/options.ts";
+import { DEFAULT_TIMEOUT_SECONDS, timeoutSeconds } from "../system/deadline.ts";
 import type { VerbHandlers } from "./program.ts";
 import {
   calledAsTerraformCalls,
@@ -18,7 +14,7 @@ import {
 } from "./protocol-call.ts";
 import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
 import { drainInput, readInput, timedOutMessage, type InputLimits } from "./read-input.ts";
-import { oneLine } from "../quote.ts";
+import { oneLine } from "../system/quote.ts";
 import type { CommandRunner } from "./exec-command.ts";
 import type { HttpsGet } from "../system/https-get.ts";
 

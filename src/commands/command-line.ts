@@ -1,5 +1,3 @@
-import type { GlobalOptions } from "../system/options.ts";
-
 /**
  * A command line a person can paste into their shell and run as printed: words made only of
  * safe characters stay bare, others are single-quoted. On Windows that shell is PowerShell:
@@ -47,9 +45,4 @@ export function profileVariable(
     if (value !== undefined && value !== "") return { name, value };
   }
   return undefined;
-}
-
-/** How messages name the store the options select. */
-export function storeName(backend: GlobalOptions["backend"]): string {
-  return { keychain: "the keychain", pass: "pass", wincred: "Windows Credential Manager" }[backend];
 }

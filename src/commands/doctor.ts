@@ -1,11 +1,11 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import type { GlobalOptions } from "../system/options.ts";
+import type { GlobalOptions } from "./options.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
-import type { CredentialStore } from "../stores/credential-store.ts";
-import { probePass } from "../stores/pass/pass-probe.ts";
-import { PROBE_TIMEOUT_SECONDS, type ProbeResult } from "../stores/probe-result.ts";
-import { probeSecretService } from "../stores/secret-service/probe.ts";
+import type { CredentialStore } from "../protocol/credential-store.ts";
+import { PROBE_TIMEOUT_SECONDS, type ProbeResult } from "../stores/store-description.ts";
+import { DEFAULT_BACKEND, storeFor, storesHere, storeTitle } from "../stores/registry.ts";
+import { deadlineIn, timeoutGiven, timeoutSeconds } from "../system/deadline.ts";
 import { findCredentialsHelpers } from "../terraform/cli-config.ts";
 import { credentialsBlocksIn } from "../terraform/config-dir.ts";
 import { fixFor, renderFix } from "../fixes.ts";
@@ -16,18 +16,13 @@ import type { Machine } from "../system/io.ts";
 import { exposuresOf } from "./writable-by-others.ts";
 import { installedBlock } from "./installed-block.ts";
 import { readTextIfExists } from "../system/files.ts";
-import { printable } from "../quote.ts";
+import { printable } from "../system/quote.ts";
 import { otherHelperFiles, readConfigDirFiles, type ConfigDirFile } from "./config-dir-files.ts";
 import { outputOf } from "../system/probe-output.ts";
-import { commandLine, profileVariable, storeName, withVariable } from "./command-line.ts";
+import { commandLine, profileVariable, withVariable } from "./command-line.ts";
 import { helperCommand, linksTo } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
-import {
-  DEFAULT_SERVICE,
-  optionsOfArgs,
-  TIMEOUT_VARIABLE,
-  timeoutSeconds,
-} from "../system/options.ts";
+import { DEFAULT_SERVICE, optionsOfArgs } from "./options.ts";
 import { checkStoredTokens, shadowingSources, type TokenCheckOptions } from "./token-check.ts";
 
 export interface Check {
@@ -174,7 +169,12 @@ export async function runDoctor(
   );
   if (tokens === undefined) return checks;
   const shadows = shadowingSources(io.env, locations.credentialsFiles, blockSources);
-  const context = { ...io, shadows, storeName: storeName(options.backend), inProfile };
+  const context = {
+    ...io,
+    shadows,
+    storeName: storeTitle(options.backend, io.platform),
+    inProfile,
+  };
   checks.push(...(await checkStoredTokens(opened, context, tokens)));
   return checks;
 }
@@ -193,36 +193,34 @@ async function storeChecks(
   // Each probe waits as long as --timeout (or the variable) says before it calls its store
   // hung; without either, doctor's own shorter default: a person is waiting, and no probe
   // waits for an unlock prompt, for which a call's default is as long as it is.
-  const timeout =
-    options.timeout !== undefined || (io.env[TIMEOUT_VARIABLE] ?? "") !== ""
-      ? timeoutSeconds(options, io.env)
-      : PROBE_TIMEOUT_SECONDS;
-  const keychain = await probeKeychain(io, options.service, timeout);
-  const pass = await probePass(io.env, io.homedir, io.platform, timeout * 1000);
-  // The Windows side only on WSL, or when asked for: elsewhere it is no store of this machine.
-  const { onWsl, probeWincred } = await import("../stores/wincred/probe.ts");
-  const probes = new Map<GlobalOptions["backend"], ProbeResult>([
-    ["keychain", keychain],
-    ["pass", pass],
-  ]);
-  if (onWsl(io.env) || options.backend === "wincred")
-    probes.set("wincred", await probeWincred(io.env, options.service, timeout));
+  const seconds = timeoutGiven(options, io.env)
+    ? timeoutSeconds(options, io.env)
+    : PROBE_TIMEOUT_SECONDS;
+  const chosenStore = storeFor(options.backend, io.platform);
+  const probes = new Map<string, ProbeResult>();
+  for (const store of storesHere(io, chosenStore)) {
+    probes.set(
+      store.name,
+      await store.probe({ service: options.service, io, deadline: deadlineIn(seconds) }),
+    );
+  }
   const available = [...probes].map(
     ([backend, probe]) =>
       `--backend ${backend}: ${probe.status === "fail" ? "not usable: " : ""}${probe.summary}`,
   );
-  // Probed above whatever the machine: the chosen store is always among them.
-  const chosen = probes.get(options.backend) ?? keychain;
+  const chosen = probes.get(chosenStore.name);
+  if (chosen === undefined) throw new Error(`${chosenStore.name} serves ${io.platform} unprobed`);
   const title = `store --backend ${options.backend} (service "${options.service}")`;
-  // "ok" only when some store works; when none does, pass is the one that works anywhere,
-  // so its fix is the one given.
+  // "ok" only when some store works; when none does, the fix given is that of the last store
+  // listed that has one: the registry lists pass, which works anywhere, last.
   const noneWorks = [...probes.values()].every((probe) => probe.status === "fail");
-  const storesHere: Check = noneWorks
+  const noneFix = [...probes.values()].findLast((probe) => probe.fix !== undefined)?.fix;
+  const storesCheck: Check = noneWorks
     ? {
         status: "fail",
         title: "no store works on this machine",
         details: available,
-        ...(pass.fix ? { fix: pass.fix } : {}),
+        ...(noneFix === undefined ? {} : { fix: noneFix }),
       }
     : { status: "ok", title: "stores on this machine", details: available };
   if (!chosen.safeToOpen) {
@@ -235,10 +233,12 @@ async function storeChecks(
       ...(chosen.fix ? [chosen.fix] : []),
       ...(other === undefined
         ? []
-        : [`${chosen.fix ? "or use" : "use"} ${storeName(other)}: run "${switchTo(other)}"`]),
+        : [
+            `${chosen.fix ? "or use" : "use"} ${storeTitle(other, io.platform)}: run "${switchTo(other)}"`,
+          ]),
     ];
     return [
-      storesHere,
+      storesCheck,
       {
         status: chosen.status,
         title: `${title}: ${chosen.summary}`,
@@ -251,7 +251,7 @@ async function storeChecks(
     const hosts = await (await openStore()).list();
     const note = stacksNote(hosts);
     return [
-      storesHere,
+      storesCheck,
       {
         status: "ok",
         title: `${title}: reachable, ${hosts.length} host${hosts.length === 1 ? "" : "s"} stored`,
@@ -263,25 +263,10 @@ async function storeChecks(
     ];
   } catch (error) {
     return [
-      storesHere,
+      storesCheck,
       { status: "fail", title: `${title}: not reachable`, details: [(error as Error).message] },
     ];
   }
-}
-
-/** The system keychain's probe: the Secret Service's, Credential Manager's, or none on macOS. */
-async function probeKeychain(
-  io: Machine,
-  service: string,
-  timeoutSeconds: number,
-): Promise<ProbeResult> {
-  if (io.platform === "win32") {
-    // Only the Windows executable has the FFI: loaded here, never elsewhere.
-    const { probeCredentialManagerNow } = await import("../stores/credential-manager/open.ts");
-    return probeCredentialManagerNow(service, timeoutSeconds);
-  }
-  if (io.platform !== "darwin") return probeSecretService(io.env, timeoutSeconds);
-  return { status: "ok", summary: "the system keychain is built in", safeToOpen: true };
 }
 
 /**
@@ -381,7 +366,7 @@ function configCheck(
     const options = optionsOfArgs(words);
     return options === undefined
       ? words.join("\0")
-      : `${options.backend ?? "keychain"}\0${options.service ?? DEFAULT_SERVICE}`;
+      : `${options.backend ?? DEFAULT_BACKEND}\0${options.service ?? DEFAULT_SERVICE}`;
   };
   if (selects(args) !== selects(helperArgs)) {
     return {

@@ -1,6 +1,6 @@
 import { CliError } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
-import type { CredentialStore } from "../stores/credential-store.ts";
+import type { CredentialStore } from "../protocol/credential-store.ts";
 
 /**
  * The token of every stored host whose object has a string `token`, or of `only` those

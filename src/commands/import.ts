@@ -3,7 +3,7 @@ import path from "node:path";
 import { CliError } from "../errors.ts";
 import { normalizeHostname } from "../protocol/hostname.ts";
 import { parseStorableObject } from "../protocol/credentials-object.ts";
-import type { CredentialStore } from "../stores/credential-store.ts";
+import type { CredentialStore } from "../protocol/credential-store.ts";
 import { credentialsFileWithout, parseCredentialsFile } from "../terraform/credentials-file.ts";
 import type { TerraformLocations } from "../terraform/locations.ts";
 import {

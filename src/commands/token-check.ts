@@ -1,6 +1,6 @@
 import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
-import { printable } from "../quote.ts";
-import type { CredentialStore } from "../stores/credential-store.ts";
+import { printable } from "../system/quote.ts";
+import type { CredentialStore } from "../protocol/credential-store.ts";
 import type { HttpsAnswer, HttpsGet } from "../system/https-get.ts";
 import { findCredentialsBlocks } from "../terraform/cli-config.ts";
 import { parseCredentialsFile } from "../terraform/credentials-file.ts";

@@ -1,6 +1,6 @@
 import { domainToASCII, domainToUnicode } from "node:url";
 import { CliError, ExitCode } from "../errors.ts";
-import { quote } from "../quote.ts";
+import { quote } from "../system/quote.ts";
 
 /**
  * A hostname in the comparison form Terraform passes to credentials helpers (svchost

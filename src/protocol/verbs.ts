@@ -1,4 +1,4 @@
-import type { CredentialStore } from "../stores/credential-store.ts";
+import type { CredentialStore } from "../protocol/credential-store.ts";
 import { CliError } from "../errors.ts";
 import type { Hostname } from "./hostname.ts";
 import { parseCredentialsObject, parseStorableObject } from "./credentials-object.ts";

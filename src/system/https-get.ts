@@ -1,5 +1,5 @@
 import process from "node:process";
-import { oneLine } from "../quote.ts";
+import { oneLine } from "./quote.ts";
 
 /** One GET, with every network decision already made by the caller. */
 export interface HttpsRequest {

@@ -17,7 +17,7 @@ import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-s
 import { SECRET_SERVICE_PROVIDERS } from "../support/secret-service-providers.ts";
 import { addItem, countItems } from "../support/secret-service-items.ts";
 import { createSecretServiceStore } from "../../src/stores/secret-service/store.ts";
-import { callLimits } from "../../src/stores/call-limits.ts";
+import { deadlineIn } from "../../src/system/deadline.ts";
 import { normalizeHostname } from "../../src/protocol/hostname.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
 
@@ -548,7 +548,7 @@ describe("one process, several calls (import, exec)", { skip: ONLY_ON_LINUX }, (
     const store = createSecretServiceStore({
       service: SERVICE,
       env: session.env,
-      limits: callLimits(5),
+      deadline: deadlineIn(5),
       warn: () => {},
     });
     try {

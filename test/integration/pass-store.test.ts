@@ -17,7 +17,7 @@ import { promisify } from "node:util";
 import { CliError } from "../../src/errors.ts";
 import type { Hostname } from "../../src/protocol/hostname.ts";
 import { normalizeHostname } from "../../src/protocol/hostname.ts";
-import type { CredentialStore } from "../../src/stores/credential-store.ts";
+import type { CredentialStore } from "../../src/protocol/credential-store.ts";
 import { createPassStore, type PassStoreOptions } from "../../src/stores/pass/pass-store.ts";
 import { startPassSession, type PassSession } from "../support/pass-session.ts";
 import { spawn, spawnSync } from "node:child_process";
@@ -27,6 +27,7 @@ import { lstatSync, symlinkSync } from "node:fs";
 const present = (file: string) => lstatSync(file, { throwIfNoEntry: false }) !== undefined;
 import { helperCommand, runHelper as runHelperProcess } from "../support/helper-process.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
+import { deadlineIn } from "../../src/system/deadline.ts";
 
 const ONLY_ON_LINUX = linuxOnly("the pass store suite");
 
@@ -35,7 +36,13 @@ const SERVICE = "terraform-credentials";
 const host = (name: string): Hostname => normalizeHostname(name);
 
 function openStore(session: PassSession, extra: Partial<PassStoreOptions> = {}): CredentialStore {
-  return createPassStore({ service: SERVICE, env: session.env, homedir: session.home, ...extra });
+  return createPassStore({
+    service: SERVICE,
+    env: session.env,
+    homedir: session.home,
+    deadline: deadlineIn(30),
+    ...extra,
+  });
 }
 
 /** Every regular file under `dir`, .git included. */
@@ -436,7 +443,7 @@ describe("pass store errors", { skip: ONLY_ON_LINUX }, () => {
     const hanging = path.join(scratch, "hanging-pass");
     writeFileSync(hanging, "#!/bin/sh\nexec sleep 60\n");
     chmodSync(hanging, 0o755);
-    const store = openStore(session, { passCommand: hanging, timeoutMs: 500 });
+    const store = openStore(session, { passCommand: hanging, deadline: deadlineIn(0.5) });
     await assertQuickCliError(
       () => store.get(host("example.com")),
       /did not finish within/,
@@ -451,7 +458,7 @@ describe("pass store errors", { skip: ONLY_ON_LINUX }, () => {
     mkdirSync(lock);
     const old = new Date(Date.now() - 60_000);
     utimesSync(lock, old, old);
-    const store = openStore(session, { timeoutMs: 1000 });
+    const store = openStore(session, { deadline: deadlineIn(1) });
     await store.store(host("stale-lock.example.com"), '{"token":"after-stale-lock"}');
     assert.equal(await store.get(host("stale-lock.example.com")), '{"token":"after-stale-lock"}');
   });
@@ -461,7 +468,7 @@ describe("pass store errors", { skip: ONLY_ON_LINUX }, () => {
     const lock = path.join(session.storeDir, ".terraform-credentials.lock");
     symlinkSync(`${os.hostname()}:${dead}`, lock);
     const store = openStore(session, {
-      timeoutMs: 5000,
+      deadline: deadlineIn(5),
       processes: { pid: process.pid, isAlive: () => false },
     });
     const started = performance.now();
@@ -477,7 +484,7 @@ describe("pass store errors", { skip: ONLY_ON_LINUX }, () => {
     spawnSync("touch", ["-h", "-d", old.toISOString(), lock]);
     try {
       const store = openStore(session, {
-        timeoutMs: 1000,
+        deadline: deadlineIn(1),
         processes: { pid: process.pid, isAlive: (pid) => pid === 4242 },
       });
       const started = performance.now();

@@ -108,7 +108,7 @@ if (missing !== undefined) {
       const installed = await runHelper(["install"], { env: wsl.env, timeoutMs: 60_000 });
       assert.equal(installed.code, 0, installed.stderr);
       const [, command] =
-        /this is WSL and the Windows helper is installed: "([^"]+)" shares the Windows login/.exec(
+        /^ +or store in the Windows login's Credential Manager \(shared with Terraform on Windows\) instead: "([^"]+)"$/m.exec(
           installed.stdout,
         ) ?? [];
       assert.ok(command !== undefined, installed.stdout);
@@ -127,7 +127,7 @@ if (missing !== undefined) {
       assert.equal(result.code, 0, result.stderr);
       assert.match(
         result.stdout,
-        /^the tokens for exec\.example\.com, wsl\.example\.com stay in Windows Credential Manager \(service "terraform-credentials"\); to delete them, run: cmdkey\.exe \/delete:terraform-credentials\/exec\.example\.com && cmdkey\.exe \/delete:terraform-credentials\/wsl\.example\.com$/m,
+        /^the tokens for exec\.example\.com, wsl\.example\.com stay in the Windows login's Credential Manager \(shared with Terraform on Windows\) \(service "terraform-credentials"\); to delete them, run: cmdkey\.exe \/delete:terraform-credentials\/exec\.example\.com && cmdkey\.exe \/delete:terraform-credentials\/wsl\.example\.com$/m,
       );
       // Wine has no cmdkey: the entries it names are there, under exactly those targets.
       for (const host of ["exec.example.com", "wsl.example.com"])

@@ -5,13 +5,12 @@
  *   deadline-watchdog-fixture.ts idle SECONDS     a quick call, then another past the deadline
  */
 import { CliError } from "../../src/errors.ts";
-import { callLimits } from "../../src/stores/call-limits.ts";
-import { startDeadlineWatchdog } from "../../src/stores/credential-manager/deadline-watchdog.ts";
+import { deadlineIn } from "../../src/system/deadline.ts";
+import { startDeadlineWatchdog } from "../../src/system/deadline-watchdog.ts";
 
 const [mode, seconds] = process.argv.slice(2);
-const limits = callLimits(Number(seconds));
 const watchdog = startDeadlineWatchdog(
-  limits,
+  deadlineIn(Number(seconds)),
   `deadline of ${seconds} s`,
   new URL("./deadline-watchdog-worker.mjs", import.meta.url),
 );

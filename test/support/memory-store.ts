@@ -1,5 +1,5 @@
 import type { Hostname } from "../../src/protocol/hostname.ts";
-import type { CredentialStore } from "../../src/stores/credential-store.ts";
+import type { CredentialStore } from "../../src/protocol/credential-store.ts";
 
 /** An operation of {@link CredentialStore}, for {@link MemoryStore.failNext}. */
 export type StoreOperation = keyof CredentialStore;

@@ -1,5 +1,5 @@
 import { CliError } from "../../errors.ts";
-import type { ProbeResult } from "../probe-result.ts";
+import type { ProbeResult } from "../store-description.ts";
 import { CRED_MAX_CREDENTIAL_BLOB_SIZE, Win32Error, type CredentialSummary } from "./api.ts";
 import { credentialManagerError, hostsOf } from "./store.ts";
 

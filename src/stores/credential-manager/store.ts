@@ -1,6 +1,6 @@
 import { CliError } from "../../errors.ts";
 import { canonicalHostname, type Hostname } from "../../protocol/hostname.ts";
-import type { CredentialStore } from "../credential-store.ts";
+import type { CredentialStore } from "../../protocol/credential-store.ts";
 import {
   CRED_MAX_CREDENTIAL_BLOB_SIZE,
   ERROR_NO_SUCH_LOGON_SESSION,
@@ -8,26 +8,10 @@ import {
   type CredentialManagerApi,
   type CredentialSummary,
 } from "./api.ts";
+import { entryName, legacyEntryName } from "../windows-entry-name.ts";
 
 /** How the store runs a native call: deadline-watchdog.ts's guard in the executable. */
 export type GuardCall = <T>(call: () => T) => T;
-
-/**
- * The name of the entry for `host` in `service`: `<service>/<host>`. A "/" occurs in neither
- * a hostname nor a service name (parseServiceName), so no two profiles share a name.
- */
-export function entryName(service: string, host: Hostname): string {
-  return `${service}/${host}`;
-}
-
-/**
- * The name earlier versions gave that entry, `<host>.<service>` (the @napi-rs/keyring
- * convention): ambiguous, (a.example, prod.work) and (a.example.prod, work) share one. Such
- * an entry is this profile's only when its user name is `host`.
- */
-export function legacyEntryName(service: string, host: Hostname): string {
-  return `${host}.${service}`;
-}
 
 /**
  * Windows Credential Manager: one generic credential per host, named by `entryName`, with

@@ -2,9 +2,9 @@ import type { KeyringBinding } from "./load-keyring.ts";
 import type { Hostname } from "../../protocol/hostname.ts";
 import { canonicalHostname } from "../../protocol/hostname.ts";
 import { CliError } from "../../errors.ts";
-import { errorText } from "../../quote.ts";
-import type { CredentialStore } from "../credential-store.ts";
-import type { CallLimits } from "../call-limits.ts";
+import { errorText } from "../../system/quote.ts";
+import type { CredentialStore } from "../../protocol/credential-store.ts";
+import type { Deadline } from "../../system/deadline.ts";
 import { callKeychain } from "./keychain-calls.ts";
 
 /**
@@ -13,16 +13,16 @@ import { callKeychain } from "./keychain-calls.ts";
  * credentials object as its secret in UTF-8.
  *
  * Every call goes through the binding's asynchronous API, so that the main thread can keep
- * `limits.deadline` (shared by all calls of this store) while a call waits on a prompt.
+ * `deadline` (shared by all calls of this store) while a call waits on a prompt.
  */
 export function createKeychainStore(
   keyring: KeyringBinding,
   service: string,
-  limits: CallLimits,
+  deadline: Deadline,
 ): CredentialStore {
   const entry = (host: Hostname) => new keyring.AsyncEntry(service, host);
   const attempt = <T>(action: string, operation: (signal: AbortSignal) => Promise<T>) =>
-    callKeychain(operation, limits, (error) => keychainError(action, error));
+    callKeychain(operation, deadline, (error) => keychainError(action, error));
 
   return {
     async get(host) {

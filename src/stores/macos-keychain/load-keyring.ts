@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { isSingleExecutable } from "../../build-info.ts";
+import { isSingleExecutable } from "../../system/build-info.ts";
 import { writeFileAtomically } from "../../system/files.ts";
 import type * as KeyringModule from "@napi-rs/keyring";
 import { embeddedAddon, type EmbeddedFile } from "./embedded-addon.ts";

@@ -1,16 +1,17 @@
-import { KEYRING_SHA256 } from "../../build-info.ts";
+import { KEYRING_SHA256 } from "../../system/build-info.ts";
 import { CliError } from "../../errors.ts";
-import { errorText } from "../../quote.ts";
+import { errorText } from "../../system/quote.ts";
 import { addonCacheDir } from "./cache-dir.ts";
 import { loadKeyring } from "./load-keyring.ts";
-import { protectingGets, type CredentialStore, type StoreContext } from "../credential-store.ts";
+import type { CredentialStore } from "../../protocol/credential-store.ts";
+import { protectingGets, type StoreContext } from "../store-description.ts";
 import { createKeychainStore } from "./keychain-store.ts";
 
 /** The keychain of macOS through the @napi-rs/keyring addon, loaded from its cache only now. */
 export function openKeychainStore({
   service,
   io,
-  limits,
+  deadline,
   beforeSecret,
 }: StoreContext): CredentialStore {
   const cacheDir = addonCacheDir(io.homedir);
@@ -20,7 +21,7 @@ export function openKeychainStore({
   } catch (error) {
     throw new CliError(addonFailure(error, cacheDir), undefined, { cause: error });
   }
-  return protectingGets(createKeychainStore(keyring, service, limits), beforeSecret);
+  return protectingGets(createKeychainStore(keyring, service, deadline), beforeSecret);
 }
 
 /**

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { fixFor, renderFix } from "../../fixes.ts";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { Deadline } from "./deadline.ts";
+import type { Deadline } from "../../system/deadline.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -123,7 +123,7 @@ function noAnswer(deadline: Deadline): GpgVerdict {
   return {
     ok: false,
     kind: "no answer",
-    reason: `gpg-agent did not answer within ${deadline.timeoutMs / 1000} s (it is hung or stopped)`,
+    reason: `gpg-agent did not answer within ${deadline.seconds} s (it is hung or stopped)`,
   };
 }
 

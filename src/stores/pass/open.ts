@@ -1,17 +1,18 @@
-import { protectingGets, type CredentialStore, type StoreContext } from "../credential-store.ts";
+import type { CredentialStore } from "../../protocol/credential-store.ts";
+import { protectingGets, type StoreContext } from "../store-description.ts";
 import { createPassStore } from "./pass-store.ts";
 
-/** `pass` and gpg, each run of them limited to the call's timeout. */
+/** `pass` and gpg, every run of them and every wait for the lock ending by the deadline. */
 export function openPassStore({
   service,
   io,
-  limits,
+  deadline,
   beforeSecret,
 }: StoreContext): CredentialStore {
   const store = createPassStore({
     service,
     env: io.env,
-    timeoutMs: limits.timeoutSeconds * 1000,
+    deadline,
     homedir: io.homedir,
     ...(io.processes === undefined ? {} : { processes: io.processes }),
   });

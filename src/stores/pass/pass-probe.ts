@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
-import { deadlineIn } from "./deadline.ts";
+import type { Deadline } from "../../system/deadline.ts";
 import {
   firstSecretKey,
   gpgDecrypts,
@@ -8,8 +8,8 @@ import {
   recipientOptions,
   storeRecipients,
 } from "./gpg-probe.ts";
-import { passStoreDir, TOP_FOLDER } from "./pass-store.ts";
-import type { ProbeResult } from "../probe-result.ts";
+import { passStoreDir, TOP_FOLDER } from "./entry-names.ts";
+import type { ProbeResult } from "../store-description.ts";
 import { fixFor, renderFix } from "../../fixes.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -18,15 +18,14 @@ type Env = Readonly<Record<string, string | undefined>>;
  * Whether the pass store can work here, as a `get` from Terraform would find it: `pass` on
  * PATH, a store that `pass init` has set up, and a gpg key that decrypts without a person
  * (see `gpgDecrypts`). Never touches a stored entry, and never pops a pinentry. Its gpg runs
- * together take at most `timeoutMs`.
+ * end by `deadline`.
  */
 export async function probePass(
   env: Env,
   homedir: string,
   platform: NodeJS.Platform,
-  timeoutMs: number,
+  deadline: Deadline,
 ): Promise<ProbeResult> {
-  const deadline = deadlineIn(timeoutMs);
   const onPath = (env.PATH ?? "")
     .split(path.delimiter)
     .filter((dir) => dir !== "")

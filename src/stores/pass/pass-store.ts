@@ -4,12 +4,18 @@ import { lstat, readdir, readlink, rmdir, symlink, unlink } from "node:fs/promis
 import os from "node:os";
 import path from "node:path";
 import { CliError } from "../../errors.ts";
-import { oneLine } from "../../quote.ts";
+import { oneLine } from "../../system/quote.ts";
 import type { Hostname } from "../../protocol/hostname.ts";
-import { canonicalHostname } from "../../protocol/hostname.ts";
-import type { CredentialStore } from "../credential-store.ts";
+import type { CredentialStore } from "../../protocol/credential-store.ts";
 import { registerCleanup } from "../../system/exit-cleanups.ts";
-import { deadlineIn, type Deadline } from "./deadline.ts";
+import type { Deadline } from "../../system/deadline.ts";
+import {
+  decodeHostFromPath,
+  encodeHostForPath,
+  ENTRY_SUFFIX,
+  passStoreDir,
+  serviceFolder,
+} from "./entry-names.ts";
 import { gpgDecrypts, HUNG_AGENT_FIX, recipientOptions, storeRecipients } from "./gpg-probe.ts";
 import { fixFor, renderFix } from "../../fixes.ts";
 
@@ -24,11 +30,10 @@ export interface PassStoreOptions {
   /** The `pass` executable, looked up on the PATH in `env`; "pass" unless given. */
   readonly passCommand?: string;
   /**
-   * How long one call (get, store, forget) may take in all, 30 s unless given: waiting for
-   * another process to release the store's lock, gpg's probe and `pass` share it, and
-   * whatever runs at its end is killed.
+   * When every call must be done: waiting for another process to release the store's lock,
+   * gpg's probe and `pass` share it, and whatever runs at its end is killed.
    */
-  readonly timeoutMs?: number;
+  readonly deadline: Deadline;
   /**
    * This process, recorded in the store's lock, and a way to tell whether another is still
    * running: a lock whose holder has died is then taken over at once. Without it, only a
@@ -40,24 +45,6 @@ export interface PassStoreOptions {
 export interface LockProcesses {
   readonly pid: number;
   isAlive(pid: number): boolean;
-}
-
-/**
- * The store's directory: pass reads `${PASSWORD_STORE_DIR:-$HOME/.password-store}`, so an
- * empty value counts as unset. A relative one is refused: Terraform runs the helper in each
- * configuration's directory, where it would name another store each time.
- */
-export function passStoreDir(
-  env: Readonly<Record<string, string | undefined>>,
-  homedir: string,
-): string {
-  const dir = env.PASSWORD_STORE_DIR || path.join(homedir, ".password-store");
-  if (!path.isAbsolute(dir)) {
-    throw new CliError(
-      `PASSWORD_STORE_DIR is the relative path ${JSON.stringify(dir)}: Terraform runs the helper from each configuration's directory, where it names another store; set it to an absolute path`,
-    );
-  }
-  return dir;
 }
 
 /**
@@ -74,15 +61,14 @@ export function passStoreDir(
  */
 export function createPassStore(options: PassStoreOptions): CredentialStore {
   const command = options.passCommand ?? "pass";
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { deadline } = options;
   const storeDir = passStoreDir(options.env, options.homedir);
   const folder = serviceFolder(options.service);
   const entryName = (host: Hostname) => `${folder}/${encodeHostForPath(host)}`;
   const env = passEnvironment(options.env);
-  const context: FailureContext = { command, storeDir, timeoutMs };
+  const context: FailureContext = { command, storeDir, seconds: deadline.seconds };
 
   const pass = (args: readonly string[]) => {
-    const deadline = deadlineIn(timeoutMs);
     return withStoreLock(storeDir, deadline, options.processes, () =>
       runPass(args, env, undefined, context, deadline),
     );
@@ -91,7 +77,7 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
   // passphrase would let login succeed and every later get fail. Other failures (no such
   // key, no store) are left to pass, which names them. Run under the lock, as gpg is. A
   // gpg-agent that does not answer has used up the call's time: that is said, not guessed at.
-  const refuseLockedKey = async (deadline: Deadline) => {
+  const refuseLockedKey = async () => {
     const recipients = storeRecipients(storeDir, folder);
     if (recipients.length === 0) return;
     const verdict = await gpgDecrypts(env, recipients, deadline);
@@ -118,9 +104,8 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
       // Written with a final newline, as `pass insert` without --multiline would (`echo`), so
       // the entry looks like any other to `pass show`; `get` takes it off again.
       const args = ["insert", "--multiline", "--force", name];
-      const deadline = deadlineIn(timeoutMs);
       const result = await withStoreLock(storeDir, deadline, options.processes, async () => {
-        await refuseLockedKey(deadline);
+        await refuseLockedKey();
         return runPass(args, env, `${secret}\n`, context, deadline);
       });
       // pass exits 0 even when its git commit fails (no `set -e`, and it ends in `exit 0`): the
@@ -165,62 +150,8 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
   } satisfies CredentialStore;
 }
 
-/**
- * The file-name-safe form of a hostname, used as the last segment of an entry's name. Bytes
- * outside `[a-z0-9.-]` become `%XX` (upper-case hex of UTF-8): the port's colon (not allowed
- * on Windows file systems, as under WSL's /mnt, and a separator in some tools), and anything
- * that would let two hosts collide on a case-insensitive file system. A dot at the start or
- * the end is encoded too, so the result is never `.`, `..`, a hidden file or a name ending in
- * a dot (which Windows strips). Reversed exactly by `decodeHostFromPath`.
- */
-export function encodeHostForPath(host: Hostname): string {
-  return encodeSegment(host);
-}
-
-/**
- * The hostname that `encodeHostForPath` turned into `segment`, or `undefined` when `segment`
- * is not exactly such an encoding (another spelling of the escapes, or not a hostname in
- * Terraform's comparison form): such a file was not written by this store.
- */
-export function decodeHostFromPath(segment: string): Hostname | undefined {
-  if (!/^(?:[a-z0-9.-]|%[0-9A-F]{2})+$/.test(segment)) return undefined;
-  let text: string;
-  try {
-    text = decodeURIComponent(segment);
-  } catch {
-    return undefined; // escapes that are not UTF-8
-  }
-  if (encodeSegment(text) !== segment) return undefined;
-  return canonicalHostname(text);
-}
-
-export const TOP_FOLDER = "terraform-credentials";
-
-/** The folder of the store that holds the entries of `service`. */
-export function serviceFolder(service: string): string {
-  return `${TOP_FOLDER}/${encodeSegment(service)}`;
-}
-const ENTRY_SUFFIX = ".gpg";
-const DEFAULT_TIMEOUT_MS = 30_000;
-const DOT = 0x2e;
-const utf8 = new TextEncoder();
-
 // What pass prints (then exits 1) for `show` and `rm` of an entry that does not exist.
 const NOT_IN_STORE = /is not in the password store\./;
-
-function encodeSegment(text: string): string {
-  const bytes = utf8.encode(text);
-  let encoded = "";
-  bytes.forEach((byte, i) => {
-    const char = String.fromCharCode(byte);
-    const edgeDot = byte === DOT && (i === 0 || i === bytes.length - 1);
-    encoded +=
-      /^[a-z0-9.-]$/.test(char) && !edgeDot
-        ? char
-        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
-  });
-  return encoded;
-}
 
 /**
  * The child's environment: the caller's, unchanged, except that `--batch` is put in front
@@ -263,7 +194,8 @@ interface PassResult {
 interface FailureContext {
   readonly command: string;
   readonly storeDir: string;
-  readonly timeoutMs: number;
+  /** The deadline's length, for messages. */
+  readonly seconds: number;
 }
 
 // More than pass and gpg ever say; a bound so that a confused child cannot fill memory.
@@ -383,7 +315,7 @@ async function withStoreLock<T>(
   operation: () => Promise<T>,
 ): Promise<T> {
   const lock = path.join(storeDir, LOCK_NAME);
-  const staleAfterMs = deadline.timeoutMs + 10_000;
+  const staleAfterMs = deadline.seconds * 1000 + 10_000;
   const owner = `${os.hostname()}:${processes?.pid ?? 0}`;
   let release: (() => void) | undefined;
   for (;;) {
@@ -478,7 +410,7 @@ function spawnFailure(error: Error, context: FailureContext): CliError {
 function timeoutFailure(args: readonly string[], context: FailureContext): CliError {
   const name = args.at(-1) ?? "";
   return new CliError(
-    `"pass ${args[0] ?? ""}" did not finish within ${seconds(context.timeoutMs)} s: gpg is waiting for a passphrase that nobody can enter here, or for a gpg-agent that does not answer; unlock the key first (run "pass show ${name}" once in a terminal) or use a key without a passphrase on build machines; a hung agent: ${HUNG_AGENT_FIX}`,
+    `"pass ${args[0] ?? ""}" did not finish within ${context.seconds} s: gpg is waiting for a passphrase that nobody can enter here, or for a gpg-agent that does not answer; unlock the key first (run "pass show ${name}" once in a terminal) or use a key without a passphrase on build machines; a hung agent: ${HUNG_AGENT_FIX}`,
   );
 }
 

@@ -1,4 +1,4 @@
-import { oneLine, printable } from "../../quote.ts";
+import { oneLine, printable } from "../../system/quote.ts";
 import { describeAddress } from "./bus-address.ts";
 import {
   connectUnixSocket,

@@ -1,6 +1,6 @@
 import { CliError } from "../../errors.ts";
 import { fixFor, renderFix } from "../../fixes.ts";
-import { oneLine } from "../../quote.ts";
+import { oneLine } from "../../system/quote.ts";
 import { BUS, BusUnavailable, DbusErrorReply, DeadlineExpired, TURN } from "./connection.ts";
 import {
   ItemGone,

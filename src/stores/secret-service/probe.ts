@@ -1,7 +1,8 @@
 import { fixFor, renderFix } from "../../fixes.ts";
-import type { ProbeResult } from "../probe-result.ts";
+import type { ProbeResult } from "../store-description.ts";
 import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
-import { BUS, BusConnection, BusUnavailable, type Clock } from "./connection.ts";
+import type { Deadline } from "../../system/deadline.ts";
+import { BUS, BusConnection, BusUnavailable } from "./connection.ts";
 import { diagnose } from "./failures.ts";
 import {
   canShowPrompt,
@@ -21,16 +22,12 @@ type Env = Readonly<Record<string, string | undefined>>;
  * `/aliases/default` path that KeePassXC does not always answer), and is it locked. Each
  * finding is worded by the same `diagnose()` that the store's errors use.
  */
-export async function probeSecretService(
-  env: Env,
-  timeoutSeconds: number,
-  clock: Clock = performance,
-): Promise<ProbeResult> {
+export async function probeSecretService(env: Env, deadline: Deadline): Promise<ProbeResult> {
   const headless = "on a machine without a desktop session use --backend pass";
   let provider = "";
   const fail = (error: unknown): ProbeResult => ({
     status: "fail",
-    summary: `${diagnose(error, timeoutSeconds).summary}${provider}`,
+    summary: `${diagnose(error, deadline.seconds).summary}${provider}`,
     safeToOpen: false,
   });
   const [address] = sessionBusAddresses(env);
@@ -39,7 +36,7 @@ export async function probeSecretService(
   }
   let connection: BusConnection | undefined;
   try {
-    connection = await BusConnection.open(address, clock.now() + timeoutSeconds * 1000, clock);
+    connection = await BusConnection.open(address, deadline.at, deadline);
     const [owned] = (
       await connection.call({ ...BUS, member: "NameHasOwner", signature: "s", body: [SECRETS] })
     ).body;

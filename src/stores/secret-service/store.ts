@@ -1,8 +1,8 @@
 import { CliError } from "../../errors.ts";
 import { fixFor, renderFix } from "../../fixes.ts";
 import { canonicalHostname, type Hostname } from "../../protocol/hostname.ts";
-import type { CredentialStore } from "../credential-store.ts";
-import type { CallLimits } from "../call-limits.ts";
+import type { CredentialStore } from "../../protocol/credential-store.ts";
+import type { Deadline } from "../../system/deadline.ts";
 import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
 import { BusConnection, BusUnavailable, DbusErrorReply } from "./connection.ts";
 import { diagnose, keychainFailure } from "./failures.ts";
@@ -34,7 +34,7 @@ export interface SecretServiceStoreOptions {
   /** The `service` attribute of every item (`--service`). */
   readonly service: string;
   readonly env: Env;
-  readonly limits: CallLimits;
+  readonly deadline: Deadline;
   /** Tells the user of get, on stderr, about something found on the way (duplicates). */
   warn(line: string): void;
   /** Called when get has found an item, before its secret is asked for (maybe more than once). */
@@ -56,7 +56,7 @@ export type SecretServiceStore = CredentialStore & { close(): void };
  * (the user asked for the host to be forgotten).
  */
 export function createSecretServiceStore(options: SecretServiceStoreOptions): SecretServiceStore {
-  const { service, limits } = options;
+  const { service, deadline } = options;
   let client: Client | undefined;
 
   /** The connection; with `withSession`, our half of the key exchange is made while it connects. */
@@ -69,14 +69,13 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     let lastError: unknown;
     for (const address of addresses) {
       try {
-        const opening = BusConnection.open(address, limits.deadline, limits);
+        const opening = BusConnection.open(address, deadline.at, deadline);
         opening.catch(ignore);
         const exchange = withSession ? startKeyExchange() : undefined;
         client = new Client(await opening, exchange, {
           canPrompt: canShowPrompt(options.env),
-          promptDeadline: () =>
-            Math.max(limits.deadline, limits.now() + PROMPT_LIMIT_SECONDS * 1000),
-          afterPrompt: () => Math.max(limits.deadline, limits.now() + limits.timeoutSeconds * 1000),
+          promptDeadline: () => Math.max(deadline.at, deadline.now() + PROMPT_LIMIT_SECONDS * 1000),
+          afterPrompt: () => Math.max(deadline.at, deadline.now() + deadline.seconds * 1000),
         });
         return client;
       } catch (error) {
@@ -104,15 +103,15 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
         if (error instanceof CliError) throw error;
         client?.close();
         client = undefined;
-        const { transient } = diagnose(error, limits.timeoutSeconds);
+        const { transient } = diagnose(error, deadline.seconds);
         // A secret that did not decrypt gets one more try with a fresh session (a server with
         // another unlucky case than the two session.ts avoids), never a "no credentials".
         const retrySession = error instanceof SessionError && freshSessions++ === 0;
         const backoff = Math.min(1000, 50 * 2 ** round) * (1 + Math.random() / 2);
-        if (!(transient || retrySession) || limits.now() + backoff >= limits.deadline) {
-          throw keychainFailure(action, error, limits.timeoutSeconds);
+        if (!(transient || retrySession) || deadline.now() + backoff >= deadline.at) {
+          throw keychainFailure(action, error, deadline.seconds);
         }
-        await limits.sleep(backoff);
+        await deadline.sleep(backoff);
       }
     }
   };

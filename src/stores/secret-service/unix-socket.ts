@@ -1,4 +1,4 @@
-import { listensAt } from "../../system/unix-listeners.ts";
+import { listensAt } from "./unix-listeners.ts";
 
 /**
  * A Unix stream socket in the runtime's own API. In the built executable that is Bun's

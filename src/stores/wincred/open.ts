@@ -1,4 +1,5 @@
-import { protectingGets, type CredentialStore, type StoreContext } from "../credential-store.ts";
+import type { CredentialStore } from "../../protocol/credential-store.ts";
+import { protectingGets, type StoreContext } from "../store-description.ts";
 import { findWindowsHelper, type WindowsHelper } from "./windows-helper.ts";
 import { createWincredStore } from "./store.ts";
 
@@ -10,14 +11,14 @@ import { createWincredStore } from "./store.ts";
 export function openWincredStore({
   service,
   io,
-  limits,
+  deadline,
   beforeSecret,
 }: StoreContext): CredentialStore {
   let helper: Promise<WindowsHelper> | undefined;
   const store = createWincredStore(
-    () => (helper ??= findWindowsHelper(io.env, limits)),
+    () => (helper ??= findWindowsHelper(io.env, deadline)),
     service,
-    limits,
+    deadline,
   );
   // The Windows helper reads the secret there, but it comes back through this process's pipe.
   return protectingGets(store, beforeSecret);

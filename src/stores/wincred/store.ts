@@ -1,8 +1,8 @@
 import { CliError } from "../../errors.ts";
-import { oneLine } from "../../quote.ts";
+import { oneLine } from "../../system/quote.ts";
 import { canonicalHostname, type Hostname } from "../../protocol/hostname.ts";
-import type { CredentialStore } from "../credential-store.ts";
-import type { CallLimits } from "../call-limits.ts";
+import type { CredentialStore } from "../../protocol/credential-store.ts";
+import type { Deadline } from "../../system/deadline.ts";
 import type { WindowsHelper } from "./windows-helper.ts";
 
 /**
@@ -17,12 +17,12 @@ import type { WindowsHelper } from "./windows-helper.ts";
 export function createWincredStore(
   helper: () => Promise<WindowsHelper>,
   service: string,
-  limits: CallLimits,
+  deadline: Deadline,
 ): CredentialStore {
   const call = async (words: readonly string[], input?: Uint8Array) => {
     const windows = await helper();
     // Whole tenths, at least one: the Windows helper accepts "1.5" but not "1e-3".
-    const left = Math.max(0.1, Math.floor((limits.deadline - limits.now()) / 100) / 10);
+    const left = Math.max(0.1, Math.floor(deadline.remainingMs() / 100) / 10);
     const run = await windows.run(
       ["--service", service, "--backend", "keychain", "--timeout", String(left), ...words],
       input,

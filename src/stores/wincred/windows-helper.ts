@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { CliError } from "../../errors.ts";
 import { fixFor, renderFix } from "../../fixes.ts";
-import { oneLine } from "../../quote.ts";
+import { oneLine } from "../../system/quote.ts";
 import { HELPER_NAME } from "../../terraform/locations.ts";
-import type { CallLimits } from "../call-limits.ts";
+import type { Deadline } from "../../system/deadline.ts";
 import { linuxPathOf } from "./windows-paths.ts";
 import { runWindowsProgram, type WindowsRun } from "./windows-program.ts";
 import { underRoot, wslMachine, type WslMachine } from "./wsl-machine.ts";
@@ -45,10 +45,10 @@ export interface WindowsHelper {
  * The Windows helper that `install` put in `%APPDATA%\terraform.d\plugins` on the Windows
  * side, found as WSL finds things: the WSL interop entry says `enabled`, cmd.exe gives
  * %APPDATA% (not `wslvar`, which is not on every distribution), and the path is mapped as
- * `wslpath -u` maps it. Every step is bounded by `limits`. Throws a one-line `CliError`
+ * `wslpath -u` maps it. Every step is bounded by `deadline`. Throws a one-line `CliError`
  * that says what to do when this is not WSL, interop is off, or the helper is missing.
  */
-export async function findWindowsHelper(env: Env, limits: CallLimits): Promise<WindowsHelper> {
+export async function findWindowsHelper(env: Env, deadline: Deadline): Promise<WindowsHelper> {
   const machine = wslMachine(env);
   if (machine.interop === undefined) {
     throw new WindowsSideError(
@@ -66,14 +66,14 @@ export async function findWindowsHelper(env: Env, limits: CallLimits): Promise<W
   const cwd = existsSync(drive) ? drive : undefined;
   const windowsRun = async (program: string, args: readonly string[], input?: Uint8Array) => {
     const run = await runWindowsProgram(machine, program, args, {
-      limits,
+      deadline,
       env,
       ...(cwd === undefined ? {} : { cwd }),
       ...(input === undefined ? {} : { input }),
     });
     if (run.kind === "timed out") {
       throw new WindowsSideError(
-        `the Windows side did not answer within ${limits.timeoutSeconds} s (${path.win32.basename(program)} was ended)`,
+        `the Windows side did not answer within ${deadline.seconds} s (${path.win32.basename(program)} was ended)`,
         'try again, and if it keeps hanging, run "wsl.exe --shutdown" in Windows (--timeout or TF_CREDENTIALS_KEYCHAIN_TIMEOUT sets the limit)',
       );
     }

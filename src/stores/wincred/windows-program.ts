@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import type { CallLimits } from "../call-limits.ts";
+import type { Deadline } from "../../system/deadline.ts";
 import type { WslMachine } from "./wsl-machine.ts";
 
 /** How a Windows program's run ended. */
@@ -17,7 +17,7 @@ export type WindowsRun =
 
 /**
  * Runs the Windows program `program` (a path on this machine, or a name WSL finds on PATH)
- * through WSL interop, `input` on its stdin, until it exits or the deadline of `limits`,
+ * through WSL interop, `input` on its stdin, until it exits or `deadline` passes,
  * whichever is first: a program still running then is killed, so a hung .exe never outlives
  * the call. Its stdout comes back as bytes; its stderr as text, for messages.
  */
@@ -26,14 +26,14 @@ export function runWindowsProgram(
   program: string,
   args: readonly string[],
   options: {
-    readonly limits: CallLimits;
+    readonly deadline: Deadline;
     readonly env: Readonly<Record<string, string | undefined>>;
     readonly input?: Uint8Array;
     /** A Windows directory, as a path here: cmd.exe warns when started in a Linux one. */
     readonly cwd?: string;
   },
 ): Promise<WindowsRun> {
-  const leftMs = Math.floor(options.limits.deadline - options.limits.now());
+  const leftMs = Math.floor(options.deadline.remainingMs());
   if (leftMs <= 0) return Promise.resolve({ kind: "timed out" });
   const [command = program, ...before] = machine.launcher;
   const words = machine.launcher.length > 0 ? [...before, program, ...args] : [...args];

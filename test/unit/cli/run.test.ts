@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { GlobalOptions } from "../../../src/system/options.ts";
-import { DEFAULT_SERVICE } from "../../../src/system/options.ts";
+import type { GlobalOptions } from "../../../src/commands/options.ts";
+import { DEFAULT_SERVICE } from "../../../src/commands/options.ts";
 import { run } from "../../../src/cli/run.ts";
 import type { Dependencies } from "../../../src/cli/run.ts";
 import { CliError, DEBUG_VARIABLE, ExitCode } from "../../../src/errors.ts";

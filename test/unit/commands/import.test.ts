@@ -13,7 +13,7 @@ import type { TestContext } from "node:test";
 import { importCredentials } from "../../../src/commands/import.ts";
 import { CliError } from "../../../src/errors.ts";
 import { normalizeHostname } from "../../../src/protocol/hostname.ts";
-import type { CredentialStore } from "../../../src/stores/credential-store.ts";
+import type { CredentialStore } from "../../../src/protocol/credential-store.ts";
 import type { TerraformLocations } from "../../../src/terraform/locations.ts";
 import { createMemoryStore } from "../../support/memory-store.ts";
 import { smallDisk } from "../../support/small-disk.ts";

@@ -10,10 +10,9 @@ import {
 } from "../../../../src/stores/credential-manager/api.ts";
 import {
   createCredentialManagerStore,
-  entryName,
   hostsOf,
-  legacyEntryName,
 } from "../../../../src/stores/credential-manager/store.ts";
+import { entryName, legacyEntryName } from "../../../../src/stores/windows-entry-name.ts";
 
 const SERVICE = "terraform-credentials";
 const HOST = "app.example.com" as Hostname;

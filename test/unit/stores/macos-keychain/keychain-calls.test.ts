@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { CliError } from "../../../../src/errors.ts";
-import type { CallLimits } from "../../../../src/stores/call-limits.ts";
+import { deadlineAt, deadlineIn } from "../../../../src/system/deadline.ts";
 import { callKeychain } from "../../../../src/stores/macos-keychain/keychain-calls.ts";
 
 const LOCKED = "Platform secure storage failure: User interaction is not allowed.";
@@ -9,14 +9,12 @@ const LOCKED = "Platform secure storage failure: User interaction is not allowed
 /** Limits on a clock that stands still unless `clock.now` is moved. */
 function fakeLimits(timeoutMs: number) {
   const clock = { now: 0 };
-  const limits: CallLimits = {
-    deadline: timeoutMs,
-    timeoutSeconds: timeoutMs / 1000,
+  const limits = deadlineAt(timeoutMs, timeoutMs / 1000, {
     now: () => clock.now,
     sleep: async (ms) => {
       clock.now += ms;
     },
-  };
+  });
   return { limits, clock };
 }
 
@@ -86,12 +84,7 @@ describe("callKeychain", () => {
           signal = given;
           return new Promise<never>(() => {});
         },
-        {
-          deadline: performance.now() + 100,
-          timeoutSeconds: 0.1,
-          now: () => performance.now(),
-          sleep: async () => {},
-        },
+        deadlineIn(0.1),
         describeError,
       ),
       (error: unknown) => {

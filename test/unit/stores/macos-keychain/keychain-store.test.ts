@@ -4,7 +4,7 @@ import type { Credential, EntryOptions } from "@napi-rs/keyring";
 import { CliError, ExitCode } from "../../../../src/errors.ts";
 import type { KeyringBinding } from "../../../../src/stores/macos-keychain/load-keyring.ts";
 import type { Hostname } from "../../../../src/protocol/hostname.ts";
-import { callLimits } from "../../../../src/stores/call-limits.ts";
+import { deadlineIn } from "../../../../src/system/deadline.ts";
 import {
   createKeychainStore as createStore,
   describeKeychainProblem,
@@ -20,7 +20,7 @@ const SERVICE = "terraform-credentials";
 const HOST = "app.example.com" as Hostname;
 
 const createKeychainStore = (binding: KeyringBinding, service: string) =>
-  createStore(binding, service, callLimits(30));
+  createStore(binding, service, deadlineIn(30));
 
 describe("describeKeychainProblem", () => {
   test("a keychain that cannot prompt is explained as locked, with the command that unlocks it", () => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Hostname } from "../../../../src/protocol/hostname.ts";
 import { normalizeHostname } from "../../../../src/protocol/hostname.ts";
-import { decodeHostFromPath, encodeHostForPath } from "../../../../src/stores/pass/pass-store.ts";
+import { decodeHostFromPath, encodeHostForPath } from "../../../../src/stores/pass/entry-names.ts";
 
 describe("encodeHostForPath and decodeHostFromPath", () => {
   const cases: Array<[string, string]> = [

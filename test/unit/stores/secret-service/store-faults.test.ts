@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, test, type TestContext } from "node:test";
 import { CliError } from "../../../../src/errors.ts";
 import { normalizeHostname } from "../../../../src/protocol/hostname.ts";
-import { callLimits } from "../../../../src/stores/call-limits.ts";
+import { deadlineIn } from "../../../../src/system/deadline.ts";
 import {
   createSecretServiceStore,
   type SecretServiceStore,
@@ -35,7 +35,7 @@ function storeOn(t: TestContext, fake: FakeSecretService, timeoutSeconds = 5): S
   const store = createSecretServiceStore({
     service: "terraform-credentials",
     env: { DBUS_SESSION_BUS_ADDRESS: fake.address, DISPLAY: ":99" },
-    limits: callLimits(timeoutSeconds),
+    deadline: deadlineIn(timeoutSeconds),
     warn: () => {},
   });
   t.after(() => store.close());

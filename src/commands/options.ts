@@ -1,12 +1,13 @@
 import { CliError, ExitCode } from "../errors.ts";
-import { quote } from "../quote.ts";
+import { quote } from "../system/quote.ts";
+import { DEFAULT_BACKEND, parseBackend } from "../stores/registry.ts";
+import { parseTimeout } from "../system/deadline.ts";
 
 /** The service name entries are kept under unless `--service` says otherwise. */
 export const DEFAULT_SERVICE = "terraform-credentials";
 
-/** The stores a user can choose with `--backend`. */
-export const BACKENDS = ["keychain", "pass", "wincred"] as const;
-export type Backend = (typeof BACKENDS)[number];
+/** A `--backend` value: the name of a store in the registry (`parseBackend` checks it). */
+export type Backend = string;
 
 /** Options given before the verb: the `args` of the CLI config's credentials_helper block. */
 export interface GlobalOptions {
@@ -27,59 +28,16 @@ export function followBlock(
 ): { options: GlobalOptions; followed: boolean } {
   const options: GlobalOptions = {
     service: given.service ?? fromBlock.service ?? DEFAULT_SERVICE,
-    backend: given.backend ?? fromBlock.backend ?? "keychain",
+    backend: given.backend ?? fromBlock.backend ?? DEFAULT_BACKEND,
     ...((given.timeout ?? fromBlock.timeout) === undefined
       ? {}
       : { timeout: given.timeout ?? fromBlock.timeout }),
   };
   const followed =
     (given.service === undefined && options.service !== DEFAULT_SERVICE) ||
-    (given.backend === undefined && options.backend !== "keychain") ||
+    (given.backend === undefined && options.backend !== DEFAULT_BACKEND) ||
     (given.timeout === undefined && options.timeout !== undefined);
   return { options, followed };
-}
-
-/** The environment variable that sets the deadline when `--timeout` is not given. */
-export const TIMEOUT_VARIABLE = "TF_CREDENTIALS_KEYCHAIN_TIMEOUT";
-
-/** Seconds a call may take when neither `--timeout` nor the environment says. */
-export const DEFAULT_TIMEOUT_SECONDS = 30;
-
-/** The deadline of this call in seconds: `--timeout`, else the environment's, else the default. */
-export function timeoutSeconds(
-  options: Pick<GlobalOptions, "timeout">,
-  env: Readonly<Record<string, string | undefined>>,
-): number {
-  const fromEnv = env[TIMEOUT_VARIABLE];
-  return (
-    options.timeout ??
-    (fromEnv === undefined || fromEnv === ""
-      ? DEFAULT_TIMEOUT_SECONDS
-      : parseTimeout(fromEnv, TIMEOUT_VARIABLE))
-  );
-}
-
-/** A deadline in seconds: a positive number up to a day. */
-export function parseTimeout(value: string, source = "--timeout"): number {
-  const seconds = /^[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : NaN;
-  if (!(seconds > 0 && seconds <= 86400)) {
-    throw new CliError(
-      `invalid ${source} ${quote(value)}: use a number of seconds greater than 0, at most 86400`,
-      ExitCode.Usage,
-    );
-  }
-  return seconds;
-}
-
-export function parseBackend(value: string): Backend {
-  const backend = BACKENDS.find((name) => name === value);
-  if (backend === undefined) {
-    throw new CliError(
-      `invalid --backend ${quote(value)}: use ${BACKENDS.slice(0, -1).join(", ")} or ${BACKENDS.at(-1)}`,
-      ExitCode.Usage,
-    );
-  }
-  return backend;
 }
 
 /**

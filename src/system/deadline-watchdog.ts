@@ -1,8 +1,11 @@
 import { Worker } from "node:worker_threads";
-import { CliError } from "../../errors.ts";
-import type { CallLimits } from "../call-limits.ts";
+import { CliError } from "../errors.ts";
+import { deadlineIn, type Deadline } from "./deadline.ts";
 
-/** Runs synchronous native calls under a deadline that holds even if a call never returns. */
+/**
+ * Runs synchronous calls (native calls, Windows' blocking reads of stdin) under a deadline
+ * that holds even if a call never returns.
+ */
 export interface DeadlineWatchdog {
   /**
    * Runs `call` on this thread. Past the deadline it throws the deadline's `CliError`
@@ -33,7 +36,7 @@ export interface WatchdogOrders {
  * `workerFile` is deadline-watchdog-worker.ts, as the runtime finds it.
  */
 export function startDeadlineWatchdog(
-  limits: CallLimits,
+  deadline: Deadline,
   message: string,
   workerFile: string | URL,
 ): DeadlineWatchdog {
@@ -45,14 +48,14 @@ export function startDeadlineWatchdog(
     worker.unref();
     worker.postMessage({
       state: shared,
-      delayMs: Math.max(0, limits.deadline - limits.now()),
+      delayMs: deadline.remainingMs(),
       message,
     } satisfies WatchdogOrders);
     return shared;
   };
   return {
     guard(call) {
-      if (limits.now() >= limits.deadline) throw expired();
+      if (deadline.remainingMs() <= 0) throw expired();
       state ??= start();
       const { idle, calling } = WATCHDOG_STATE;
       if (Atomics.compareExchange(state, 0, idle, calling) !== idle) throw expired();
@@ -63,4 +66,26 @@ export function startDeadlineWatchdog(
       }
     },
   };
+}
+
+/**
+ * The watchdog's entry point in the executable (scripts/build.ts makes it one): Bun finds
+ * an entry point by its path from src/, the entry points' common directory. The bundle's
+ * import.meta.url is the build machine's path, so a URL relative to it would not do.
+ */
+const WATCHDOG_WORKER = "./system/deadline-watchdog-worker.ts";
+
+/** A watchdog of the built executable over `deadline`, that ends the process with `message`. */
+export function watchdogFor(deadline: Deadline, message: string): DeadlineWatchdog {
+  return startDeadlineWatchdog(deadline, message, WATCHDOG_WORKER);
+}
+
+/**
+ * A guard for blocking reads of stdin (Windows reads a pipe with them: Bun's asynchronous
+ * stdin fails there), which no timer can interrupt: a read still waiting `timeoutSeconds`
+ * from now ends the process with `message` on stderr, and none starts after that.
+ */
+export function guardStdinReads(timeoutSeconds: number, message: string): <T>(read: () => T) => T {
+  const watchdog = watchdogFor(deadlineIn(timeoutSeconds), message);
+  return (read) => watchdog.guard(read);
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { errorText, oneLine, quote } from "../../src/quote.ts";
+import { errorText, oneLine, quote } from "../../../src/system/quote.ts";
 
 test("oneLine folds line breaks, tabs and runs of spaces into single spaces", () => {
   assert.equal(oneLine("  first line\r\n\tsecond   line\n"), "first line second line");

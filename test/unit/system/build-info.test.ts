@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { versionLine } from "../../src/build-info.ts";
+import { versionLine } from "../../../src/system/build-info.ts";
 
 test("--version names the version, the target and the Node it runs on", () => {
   assert.equal(
