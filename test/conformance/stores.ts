@@ -2,8 +2,7 @@
  * The stores CI starts for the conformance table, each with what it can show. Where one
  * lacks a capability, the reason is here, beside it.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import path from "node:path";
+import { spawnSync } from "node:child_process";
 import { assertSilentSuccess, type ProtocolBackend } from "../support/protocol-suite.ts";
 import type { KeyringSession } from "../support/keyring-session.ts";
 import { startKeyringSession } from "../support/keyring-session.ts";
@@ -11,12 +10,10 @@ import { startKeePassXcSession } from "../support/keepassxc-session.ts";
 import { startKWalletSession } from "../support/kwallet-session.ts";
 import { startPassSession } from "../support/pass-session.ts";
 import { addItem } from "../support/secret-service-items.ts";
-import { startWinePrefix } from "../support/wine-prefix.ts";
+import { buildWindowsHelper, startWinePrefix } from "../support/wine-prefix.ts";
 import { REAL_WSL, startWslUnderTest } from "../support/wsl-stand-in.ts";
 import type { ConformanceStore, StoreUnderTest } from "./harness.ts";
 import type { Capability } from "./rules.ts";
-
-const ROOT = path.resolve(import.meta.dirname, "../..");
 
 /**
  * A Secret Service provider in private D-Bus sessions: one for the table, and one that
@@ -151,16 +148,12 @@ export const WINDOWS_UNDER_WINE: ConformanceStore = {
   name: "Windows Credential Manager (win-x64 under Wine)",
   capabilities: new Set<Capability>(["bounded-stdin"]),
   async start(): Promise<StoreUnderTest> {
-    // Built here, as the host's build is by scripts/test.sh: a stale binary proves nothing.
-    execFileSync("npx", ["tsx", "scripts/build.ts", "--target", "win-x64"], {
-      cwd: ROOT,
-      stdio: "pipe",
-    });
+    const windowsBuild = buildWindowsHelper();
     const wine = await startWinePrefix();
     return {
       env: wine.env,
       args: [],
-      command: wine.command(path.join(ROOT, "dist/win-x64/terraform-credentials-keychain.exe")),
+      command: wine.command(windowsBuild),
       close: () => wine.close(),
     };
   },

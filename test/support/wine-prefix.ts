@@ -1,4 +1,4 @@
-import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -13,6 +13,19 @@ export const WINE_PACKAGE = "wine64";
 export const MINGW_PACKAGE = "gcc-mingw-w64-x86-64";
 const MINGW_GCC = "x86_64-w64-mingw32-gcc";
 const SOURCES = path.join(import.meta.dirname, "wine");
+
+/**
+ * Builds the win-x64 helper now, as the host's build is by scripts/test.sh (a stale binary
+ * proves nothing), and returns its path.
+ */
+export function buildWindowsHelper(): string {
+  const root = path.resolve(import.meta.dirname, "../..");
+  execFileSync("npx", ["tsx", "scripts/build.ts", "--target", "win-x64"], {
+    cwd: root,
+    stdio: "pipe",
+  });
+  return path.join(root, "dist/win-x64/terraform-credentials-keychain.exe");
+}
 
 /** A private, set-up Wine prefix whose Credential Manager the Windows build stores into. */
 export interface WinePrefix {

@@ -3,15 +3,14 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { startWinePrefix, wineMissing, type WinePrefix } from "./wine-prefix.ts";
+import {
+  buildWindowsHelper,
+  startWinePrefix,
+  wineMissing,
+  type WinePrefix,
+} from "./wine-prefix.ts";
 
 const execFileAsync = promisify(execFile);
-
-/** The win-x64 build, which the stand-in's Windows side installs (scripts/build.ts). */
-export const WINDOWS_BUILD = path.resolve(
-  import.meta.dirname,
-  "../../dist/win-x64/terraform-credentials-keychain.exe",
-);
 
 /** The Windows helper as `install` puts it on the Windows side, under %APPDATA%. */
 export const WINDOWS_HELPER_IN_APPDATA = "terraform.d/plugins/terraform-credentials-keychain.exe";
@@ -121,11 +120,7 @@ async function startRealWsl(): Promise<WslUnderTest> {
 export async function startWslStandIn(
   options: { readonly user?: string; readonly install?: boolean } = {},
 ): Promise<WslStandIn> {
-  // Built here, as the host's build is by scripts/test.sh: a stale binary proves nothing.
-  execFileSync("npx", ["tsx", "scripts/build.ts", "--target", "win-x64"], {
-    cwd: path.resolve(import.meta.dirname, "../.."),
-    stdio: "pipe",
-  });
+  const windowsBuild = buildWindowsHelper();
   const user = options.user ?? "wsl-user";
   const wine = await startWinePrefix({ user });
   const roots = mkdtempSync(path.join(os.tmpdir(), "tfck-wsl-"));
@@ -145,7 +140,7 @@ export async function startWslStandIn(
     // non-ASCII name in the console's code page.
     const appData = path.join(wine.driveC, "users", user, "AppData/Roaming");
     if (options.install !== false) {
-      await execFileAsync(wine.loader, [WINDOWS_BUILD, "install"], {
+      await execFileAsync(wine.loader, [windowsBuild, "install"], {
         env: wine.env,
         timeout: 120_000,
       });
