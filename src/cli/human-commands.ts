@@ -7,7 +7,7 @@ import type { CredentialStore } from "../protocol/credential-store.ts";
 import { PROBE_TIMEOUT_SECONDS, type StoreDescription } from "../stores/store-description.ts";
 import type { Io } from "../system/io.ts";
 import { DEFAULT_SERVICE, type GlobalOptions } from "../commands/options.ts";
-import { timeoutSeconds } from "../system/deadline.ts";
+import type { Deadline } from "../system/deadline.ts";
 import type { HumanHandlers } from "./program.ts";
 import type { HttpsGet } from "../system/https-get.ts";
 import type { AppliedStep } from "../commands/install.ts";
@@ -20,7 +20,10 @@ import type { AppliedStep } from "../commands/install.ts";
 export function humanHandlers(
   io: Io,
   version: string,
-  openStore: (options: GlobalOptions) => CredentialStore | Promise<CredentialStore>,
+  openStore: (
+    options: GlobalOptions,
+    deadline?: Deadline,
+  ) => CredentialStore | Promise<CredentialStore>,
   httpsGet?: HttpsGet,
 ): HumanHandlers {
   const say = (line: string) => io.stdout.write(`${line}\n`);
@@ -281,17 +284,13 @@ export function humanHandlers(
       const options = await follow(given, say);
       const { runDoctor } = await import("../commands/doctor.ts");
       // Without a way to the network (tests in-process), the token check is left out.
-      const tokens = httpsGet && {
-        offline,
-        get: httpsGet,
-        timeoutSeconds: timeoutSeconds(options, io.env),
-      };
+      const tokens = httpsGet && { offline, get: httpsGet };
       const checks = await runDoctor(
         io,
         version,
         options,
         helperArgs(options),
-        () => openStore(options),
+        (deadline) => openStore(options, deadline),
         tokens,
       );
       for (const check of checks) {

@@ -1,10 +1,11 @@
 import { CliError } from "../errors.ts";
+import type { Deadline } from "../system/deadline.ts";
 
 export interface InputLimits {
   /** Past this many bytes, what comes is read and dropped: a credentials object takes a few hundred. */
   readonly maxBytes: number;
-  /** Seconds until the input must have ended. */
-  readonly timeoutSeconds: number;
+  /** When the input must have ended: the call's deadline. */
+  readonly deadline: Deadline;
   /** What the input is, for messages. */
   readonly source: string;
 }
@@ -43,7 +44,7 @@ export async function readInput(
 
 /** What an input that did not end by the deadline is refused with. */
 export function timedOutMessage(limits: InputLimits): string {
-  return `${limits.source} did not end within ${limits.timeoutSeconds} s (Terraform closes it after the object): nothing was stored`;
+  return `${limits.source} did not end within ${limits.deadline.seconds} s (Terraform closes it after the object): nothing was stored`;
 }
 
 /**
@@ -59,28 +60,28 @@ export async function drainInput(
 
 type Outcome = "ended" | "too large" | "timed out";
 
+/** What the deadline's race throws when the input has not ended by then. */
+const TIMED_OUT = new Error("timed out");
+
 async function consume(
   input: AsyncIterable<Uint8Array>,
   limits: InputLimits,
   keep: (chunk: Uint8Array) => void,
 ): Promise<Outcome> {
   const iterator = input[Symbol.asyncIterator]();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<"timed out">((resolve) => {
-    timer = setTimeout(() => resolve("timed out"), limits.timeoutSeconds * 1000);
-  });
   let total = 0;
   try {
     for (;;) {
-      const next = await Promise.race([iterator.next(), deadline]);
-      if (next === "timed out") return next;
+      const next = await limits.deadline.race(iterator.next(), () => TIMED_OUT);
       if (next.done === true) return total > limits.maxBytes ? "too large" : "ended";
       total += next.value.byteLength;
       // Past the cap, read on and drop: stopping would break the writer's pipe.
       if (total <= limits.maxBytes) keep(next.value);
     }
+  } catch (error) {
+    if (error === TIMED_OUT) return "timed out";
+    throw error;
   } finally {
-    clearTimeout(timer);
     // Stops a stream at once; a read still pending is abandoned with the process.
     void iterator.return?.().catch(() => undefined);
   }

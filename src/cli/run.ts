@@ -4,7 +4,12 @@ import * as verbs from "../protocol/verbs.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import type { Io } from "../system/io.ts";
 import { followBlock, type GlobalOptions } from "../commands/options.ts";
-import { DEFAULT_TIMEOUT_SECONDS, timeoutSeconds } from "../system/deadline.ts";
+import {
+  deadlineIn,
+  DEFAULT_TIMEOUT_SECONDS,
+  timeoutSeconds,
+  type Deadline,
+} from "../system/deadline.ts";
 import type { VerbHandlers } from "./program.ts";
 import {
   calledAsTerraformCalls,
@@ -29,6 +34,7 @@ export interface Dependencies {
     options: GlobalOptions,
     io: Io,
     beforeSecret: () => Promise<void>,
+    deadline?: Deadline,
   ): CredentialStore | Promise<CredentialStore>;
   /**
    * Makes the process fit to hold a token (no core dumps: system/core-dumps.ts). Called at
@@ -53,23 +59,30 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
   const stdin = { read: false };
   let protecting: Promise<void> | undefined;
   const beforeSecret = () => (protecting ??= deps.protectSecrets());
-  const openStore = (options: GlobalOptions) => deps.openStore(options, io, beforeSecret);
-  const inputLimits = (options: Pick<GlobalOptions, "timeout">) => ({
+  const openStore = (options: GlobalOptions, deadline?: Deadline) =>
+    deps.openStore(options, io, beforeSecret, deadline);
+  const inputLimits = (seconds: number) => ({
     maxBytes: MAX_CREDENTIALS_BYTES,
     // A person at a terminal types or pastes: minutes, not the seconds a pipe gets.
-    timeoutSeconds: Math.max(timeoutSeconds(options, io.env), io.stdinIsTTY ? 300 : 0),
+    deadline: deadlineIn(Math.max(seconds, io.stdinIsTTY ? 300 : 0)),
     source: "the credentials object on stdin",
   });
   /** Bounds reads that block (Windows) by the same deadline as the reader's own timer. */
   const bounded = async (limits: InputLimits) => {
-    await io.boundStdin?.(limits.timeoutSeconds, timedOutMessage(limits));
+    await io.boundStdin?.(limits.deadline.seconds, timedOutMessage(limits));
     return limits;
   };
+  /**
+   * The object on stdin, and the deadline its reading started: from a pipe, the store call
+   * that follows takes what is left of it, so that the whole call ends within --timeout.
+   * What a person types at a terminal does not count against the store's time.
+   */
   const readStdin = async (options: Pick<GlobalOptions, "timeout">) => {
-    const limits = inputLimits(options);
+    const limits = inputLimits(timeoutSeconds(options, io.env));
     await beforeSecret();
     stdin.read = true;
-    return readInput(io.stdin, await bounded(limits));
+    const input = await readInput(io.stdin, await bounded(limits));
+    return { input, deadline: io.stdinIsTTY ? undefined : limits.deadline };
   };
 
   // Terraform's calls use the args it passes and nothing else (no file is read); a person's,
@@ -80,13 +93,14 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     given: Partial<GlobalOptions>,
     host: Hostname,
     use: (store: CredentialStore) => Promise<T>,
+    deadline?: Deadline,
   ): Promise<T> => {
     const asTerraform = calledAsTerraformCalls(verb, io.streams);
     const options = asTerraform
       ? followBlock(given, {}).options
       : await (await import("./followed-options.ts")).followedOptions(io, given);
     try {
-      return await use(await openStore(options));
+      return await use(await openStore(options, deadline));
     } catch (error) {
       const { adviceTheBlockHas } = await import("./followed-options.ts");
       throw await adviceTheBlockHas(io, error, { verb, host, given, asTerraform });
@@ -99,8 +113,8 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     },
     async store(given, host) {
       // Read to EOF before anything can fail, as the protocol asks.
-      const input = await readStdin(given);
-      await withStore("store", given, host, (store) => verbs.store(store, host, input));
+      const { input, deadline } = await readStdin(given);
+      await withStore("store", given, host, (store) => verbs.store(store, host, input), deadline);
     },
     async forget(given, host) {
       await withStore("forget", given, host, (store) => verbs.forget(store, host));
@@ -143,12 +157,13 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     // stdin, so that Terraform's write does not fail on a closed pipe.
     if (!stdin.read && isStoreCall(argv) && !io.stdinIsTTY) {
       // The deadline given on the line when it can be read, else the default's.
-      let limits;
+      let seconds;
       try {
-        limits = inputLimits(protocolCall(argv)?.given ?? {});
+        seconds = timeoutSeconds(protocolCall(argv)?.given ?? {}, io.env);
       } catch {
-        limits = { ...inputLimits({}), timeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
+        seconds = DEFAULT_TIMEOUT_SECONDS;
       }
+      const limits = inputLimits(seconds);
       await beforeSecret();
       await drainInput(io.stdin, await bounded(limits));
     }

@@ -5,7 +5,7 @@ import { normalizeHostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import { PROBE_TIMEOUT_SECONDS, type ProbeResult } from "../stores/store-description.ts";
 import { DEFAULT_BACKEND, storeFor, storesHere, storeTitle } from "../stores/registry.ts";
-import { deadlineIn, timeoutGiven, timeoutSeconds } from "../system/deadline.ts";
+import { deadlineIn, timeoutGiven, timeoutSeconds, type Deadline } from "../system/deadline.ts";
 import { findCredentialsHelpers } from "../terraform/cli-config.ts";
 import { credentialsBlocksIn } from "../terraform/config-dir.ts";
 import { fixFor, renderFix } from "../fixes.ts";
@@ -41,9 +41,11 @@ export async function runDoctor(
   version: string,
   options: GlobalOptions,
   helperArgs: readonly string[],
-  openStore: () => CredentialStore | Promise<CredentialStore>,
-  tokens?: TokenCheckOptions,
+  openStore: (deadline: Deadline) => CredentialStore | Promise<CredentialStore>,
+  tokens?: Omit<TokenCheckOptions, "deadline">,
 ): Promise<Check[]> {
+  // One deadline for all of doctor: its probes, the store, the token check.
+  const deadline = deadlineIn(timeoutSeconds(options, io.env));
   const locations = locationsOf(io);
   const checks: Check[] = [];
 
@@ -59,6 +61,7 @@ export async function runDoctor(
   const blockArgs = installedBlock(io)?.args;
   const installation = await installationCheck(
     io,
+    deadline,
     version,
     locations.helperInstallPath,
     locations.pluginDirs,
@@ -104,8 +107,8 @@ export async function runDoctor(
       .find((line) => line !== undefined);
   // Opened once, by the store check when the probe allows it; the token check reuses it.
   let opened: Promise<CredentialStore> | undefined;
-  const openOnce = () => (opened ??= Promise.resolve().then(openStore));
-  checks.unshift(...(await storeChecks(io, options, openOnce, switchTo, stacksNote)));
+  const openOnce = () => (opened ??= Promise.resolve(deadline).then(openStore));
+  checks.unshift(...(await storeChecks(io, options, deadline, openOnce, switchTo, stacksNote)));
 
   for (const [file, text] of configFiles) {
     // install leaves ~/.terraformrc uncreated while OpenTofu reads its own XDG tofurc (its
@@ -175,7 +178,7 @@ export async function runDoctor(
     storeName: storeTitle(options.backend, io.platform),
     inProfile,
   };
-  checks.push(...(await checkStoredTokens(opened, context, tokens)));
+  checks.push(...(await checkStoredTokens(opened, context, { ...tokens, deadline })));
   return checks;
 }
 
@@ -186,22 +189,22 @@ export async function runDoctor(
 async function storeChecks(
   io: Machine,
   options: GlobalOptions,
+  deadline: Deadline,
   openStore: () => CredentialStore | Promise<CredentialStore>,
   switchTo: (backend: GlobalOptions["backend"]) => string,
   stacksNote: (hosts: readonly string[]) => string | undefined,
 ): Promise<Check[]> {
-  // Each probe waits as long as --timeout (or the variable) says before it calls its store
+  // Each probe waits as long as --timeout (or the variable) leaves before it calls its store
   // hung; without either, doctor's own shorter default: a person is waiting, and no probe
   // waits for an unlock prompt, for which a call's default is as long as it is.
-  const seconds = timeoutGiven(options, io.env)
-    ? timeoutSeconds(options, io.env)
-    : PROBE_TIMEOUT_SECONDS;
+  const probeDeadline = () =>
+    timeoutGiven(options, io.env) ? deadline : deadline.within(PROBE_TIMEOUT_SECONDS);
   const chosenStore = storeFor(options.backend, io.platform);
   const probes = new Map<string, ProbeResult>();
   for (const store of storesHere(io, chosenStore)) {
     probes.set(
       store.name,
-      await store.probe({ service: options.service, io, deadline: deadlineIn(seconds) }),
+      await store.probe({ service: options.service, io, deadline: probeDeadline() }),
     );
   }
   const available = [...probes].map(
@@ -285,13 +288,14 @@ function exposureChecks(io: Machine, target: string): Check[] {
 
 async function installationCheck(
   io: Machine,
+  deadline: Deadline,
   version: string,
   target: string,
   pluginDirs: readonly string[],
   helperArgs: readonly string[],
 ): Promise<Check> {
   const copies = pluginDirs.flatMap((dir) => helperFilesIn(dir));
-  const installed = await versionOf(target, io.env);
+  const installed = await versionOf(target, io.env, deadline.within(5));
   const others = copies.filter((file) => file !== target);
   const details = others.map(
     (file) =>
@@ -562,6 +566,9 @@ function helperFilesIn(dir: string): string[] {
 async function versionOf(
   executable: string,
   env: Readonly<Record<string, string | undefined>>,
+  deadline: Deadline,
 ): Promise<string | undefined> {
-  return (await outputOf(executable, ["--version"], env, 5000))?.trim();
+  return (
+    await outputOf(executable, ["--version"], env, Math.ceil(deadline.remainingMs()))
+  )?.trim();
 }

@@ -1,3 +1,4 @@
+import { tokenOf } from "../protocol/credentials-object.ts";
 import { CliError } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
@@ -35,16 +36,4 @@ export async function storedTokens(
 /** One line about a host whose token holds a NUL character; never the token. */
 export function nulMessage(host: Hostname): string {
   return `the token stored for ${host} holds a NUL character, which no environment variable can carry; run "terraform login ${host}" again`;
-}
-
-function tokenOf(stored: string | undefined): string | undefined {
-  if (stored === undefined) return undefined;
-  try {
-    const object: unknown = JSON.parse(stored);
-    if (typeof object !== "object" || object === null) return undefined;
-    const token: unknown = (object as Record<string, unknown>).token;
-    return typeof token === "string" ? token : undefined;
-  } catch {
-    return undefined;
-  }
 }

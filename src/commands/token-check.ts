@@ -1,3 +1,4 @@
+import { tokenOf } from "../protocol/credentials-object.ts";
 import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
 import { printable } from "../system/quote.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
@@ -14,6 +15,7 @@ import {
 } from "../terraform/service-discovery.ts";
 import { hostOfTokenVariable } from "../terraform/token-variables.ts";
 import { readTextIfExists } from "../system/files.ts";
+import type { Deadline } from "../system/deadline.ts";
 import { trustedCertificates } from "./trusted-certificates.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -22,8 +24,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 export interface TokenCheckOptions {
   /** `doctor --offline`: no request at all. */
   readonly offline: boolean;
-  /** The deadline for every host together, in seconds. */
-  readonly timeoutSeconds: number;
+  /** The deadline for every host together: the run's. */
+  readonly deadline: Deadline;
   readonly get: HttpsGet;
 }
 
@@ -58,7 +60,7 @@ export interface TokenCheckContext {
 /**
  * Checks each token in `store` as `terraform login` checks a new one: discovery at the host
  * (without the token), then `GET <tfe.v2>/account/details` with it, on that host only and
- * only over HTTPS. All hosts at once, within `options.timeoutSeconds` in all; with the proxy
+ * only over HTTPS. All hosts at once, by `options.deadline`; with the proxy
  * and trusted roots Terraform's Go would use. One finding per host, never the token: a
  * rejected token fails, a host that cannot be reached warns. No store: nothing to say.
  */
@@ -73,46 +75,48 @@ export async function checkStoredTokens(
   if (opened === undefined || hosts === undefined || hosts.length === 0) return [];
   if (options.offline)
     return [{ status: "ok", title: "stored tokens not checked: --offline", details: [] }];
-  const deadline = withinDeadline(options.timeoutSeconds);
+  const { deadline } = options;
+  const signal = deadline.signal();
   const network: Network = {
     get: options.get,
     env: context.env,
     trusted: trustedCertificates(certificateSources(context.env, context.platform)),
-    signal: deadline.signal,
+    signal,
     failure: (error) =>
-      deadline.signal.aborted
-        ? `no answer within ${options.timeoutSeconds} s`
-        : (error as Error).message,
+      signal.aborted ? `no answer within ${deadline.seconds} s` : (error as Error).message,
   };
-  try {
-    const outcomes = await Promise.all(
-      hosts.map(async (host) => {
-        const phase = { now: "discovery failed" };
-        const outcome = (async (): Promise<Outcome> => {
-          let token;
-          try {
-            token = tokenOf(await opened.get(host));
-          } catch (error) {
-            return {
-              kind: "not-checked",
-              reason: `reading it failed: ${(error as Error).message}`,
-            };
-          }
-          if (token === undefined) return { kind: "no-token" };
-          return checkToken(host, token, network, phase);
-        })();
-        // A transport that ignores the signal still ends at the deadline.
-        const late = deadline.passed.then(() => notChecked(`${phase.now}: ${network.failure()}`));
-        return Promise.race([outcome, late]);
-      }),
-    );
-    return hosts.map((host, index) =>
-      finding(host, outcomes[index] ?? { kind: "no-token" }, context),
-    );
-  } finally {
-    deadline.clear();
-  }
+  const outcomes = await Promise.all(
+    hosts.map(async (host) => {
+      const phase = { now: "discovery failed" };
+      const outcome = (async (): Promise<Outcome> => {
+        let token;
+        try {
+          token = tokenOf(await opened.get(host));
+        } catch (error) {
+          return {
+            kind: "not-checked",
+            reason: `reading it failed: ${(error as Error).message}`,
+          };
+        }
+        if (token === undefined) return { kind: "no-token" };
+        return checkToken(host, token, network, phase);
+      })();
+      // A transport that ignores the signal still ends at the deadline.
+      return deadline
+        .race(outcome, () => LATE)
+        .catch((error: unknown) => {
+          if (error !== LATE) throw error;
+          return notChecked(`${phase.now}: no answer within ${deadline.seconds} s`);
+        });
+    }),
+  );
+  return hosts.map((host, index) =>
+    finding(host, outcomes[index] ?? { kind: "no-token" }, context),
+  );
 }
+
+/** What `deadline.race` throws when a host's check is still running at the deadline. */
+const LATE = new Error("deadline");
 
 interface Network {
   readonly get: HttpsGet;
@@ -122,31 +126,6 @@ interface Network {
   readonly signal: AbortSignal;
   /** Why a request failed, in words: the deadline once it has passed. */
   readonly failure: (error?: unknown) => string;
-}
-
-/** A signal aborted after `seconds`, and a promise settled then. */
-function withinDeadline(seconds: number): {
-  signal: AbortSignal;
-  passed: Promise<void>;
-  clear(): void;
-} {
-  const controller = new AbortController();
-  const passed = new Promise<void>((resolve) => {
-    controller.signal.addEventListener("abort", () => resolve());
-  });
-  const timer = setTimeout(() => controller.abort(new Error("deadline")), seconds * 1000);
-  return { signal: controller.signal, passed, clear: () => clearTimeout(timer) };
-}
-
-/** The `token` of a stored credentials object, or `undefined` when it has none. */
-function tokenOf(text: string | undefined): string | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const token = (JSON.parse(text) as { token?: unknown } | null)?.token;
-    return typeof token === "string" ? token : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 async function checkToken(

@@ -65,3 +65,19 @@ function describe(value: unknown): string {
   if (value === null) return "null";
   return Array.isArray(value) ? "array" : typeof value;
 }
+
+/**
+ * The `token` of a stored credentials object, or `undefined` when it has none (or the text
+ * is no JSON object): what `exec` exports and doctor checks. Never validates beyond that.
+ */
+export function tokenOf(stored: string | undefined): string | undefined {
+  if (stored === undefined) return undefined;
+  try {
+    const object: unknown = JSON.parse(stored);
+    if (typeof object !== "object" || object === null) return undefined;
+    const token: unknown = (object as Record<string, unknown>).token;
+    return typeof token === "string" ? token : undefined;
+  } catch {
+    return undefined;
+  }
+}

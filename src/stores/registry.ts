@@ -1,7 +1,7 @@
 import { CliError, ExitCode } from "../errors.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import { quote } from "../system/quote.ts";
-import { deadlineIn, timeoutSeconds } from "../system/deadline.ts";
+import { deadlineIn, timeoutSeconds, type Deadline } from "../system/deadline.ts";
 import type { Io, Machine } from "../system/io.ts";
 import { credentialManagerStore } from "./credential-manager/description.ts";
 import { macosKeychainStore } from "./macos-keychain/description.ts";
@@ -80,16 +80,17 @@ export function storeTitle(backend: string, platform: NodeJS.Platform): string {
 }
 
 /**
- * The store that the options select, opened under the run's one deadline (`--timeout`,
- * else the variable, else the default), read first so that a bad value is refused before
- * anything else happens. The store calls `beforeSecret` once a secret is about to be read.
+ * The store that the options select, opened under the run's one deadline: `deadline` when
+ * the command has started it, else one from now (`--timeout`, else the variable, else the
+ * default), read first so that a bad value is refused before anything else happens. The
+ * store calls `beforeSecret` once a secret is about to be read.
  */
 export async function openStore(
   options: { readonly backend: string; readonly service: string; readonly timeout?: number },
   io: Io,
   beforeSecret: () => Promise<void>,
+  deadline: Deadline = deadlineIn(timeoutSeconds(options, io.env)),
 ): Promise<CredentialStore> {
-  const deadline = deadlineIn(timeoutSeconds(options, io.env));
   return storeFor(options.backend, io.platform).open({
     service: options.service,
     io,

@@ -22,6 +22,13 @@ export interface Deadline {
    * has passed). What `promise` waits for is abandoned, not stopped: the caller stops it.
    */
   race<T>(promise: Promise<T>, expired: () => Error): Promise<T>;
+  /**
+   * The earlier of this deadline and `seconds` from now: a wait with a shorter limit of its
+   * own (a probe a person waits for) that still ends by the run's.
+   */
+  within(seconds: number): Deadline;
+  /** A signal aborted at the deadline (at once when it has passed), for APIs that take one. */
+  signal(): AbortSignal;
 }
 
 /** The clock a deadline is kept by: performance.now()'s milliseconds, and a way to wait. */
@@ -50,6 +57,11 @@ export function deadlineAt(at: number, seconds: number, clock: Clock = REAL_CLOC
     now: clock.now,
     sleep: clock.sleep,
     remainingMs,
+    signal: () => AbortSignal.timeout(Math.ceil(remainingMs())),
+    within(limit) {
+      const sooner = clock.now() + limit * 1000;
+      return sooner < at ? deadlineAt(sooner, limit, clock) : this;
+    },
     async race(promise, expired) {
       const left = remainingMs();
       if (left <= 0) {

@@ -1,3 +1,4 @@
+import { deadlineIn } from "../../src/system/deadline.ts";
 import { sessionBusAddresses } from "../../src/stores/secret-service/bus-address.ts";
 import { BusConnection } from "../../src/stores/secret-service/connection.ts";
 import {
@@ -75,7 +76,7 @@ async function withApi<T>(
 ): Promise<T> {
   const [address] = sessionBusAddresses(env);
   if (address === undefined) throw new Error("no bus address in the session's env");
-  const connection = await BusConnection.open(address, performance.now() + 10_000, performance);
+  const connection = await BusConnection.open(address, deadlineIn(10));
   try {
     return await use(new SecretServiceApi(connection, NO_PROMPTS));
   } finally {

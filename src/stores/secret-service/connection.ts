@@ -1,3 +1,4 @@
+import type { Deadline } from "../../system/deadline.ts";
 import { oneLine, printable } from "../../system/quote.ts";
 import { describeAddress } from "./bus-address.ts";
 import {
@@ -75,11 +76,6 @@ export interface SignalFilter {
   readonly arg0?: string;
 }
 
-/** The clock a connection keeps its deadline by (performance.now()'s milliseconds). */
-export interface Clock {
-  now(): number;
-}
-
 /** What a connect's error code means here, in words. */
 const CONNECT_ERRORS: Readonly<Record<string, string | undefined>> = {
   ENOENT: "no such socket",
@@ -136,9 +132,9 @@ export class BusConnection {
 
   private readonly socket: UnixSocket;
   private deadline: number;
-  private readonly clock: Clock;
+  private readonly clock: Pick<Deadline, "now">;
 
-  private constructor(socket: UnixSocket, deadline: number, clock: Clock) {
+  private constructor(socket: UnixSocket, deadline: number, clock: Pick<Deadline, "now">) {
     this.socket = socket;
     this.deadline = deadline;
     this.clock = clock;
@@ -148,11 +144,7 @@ export class BusConnection {
    * Connects to `address` and queues authentication and `Hello`; calls can be made at
    * once. Rejects with `BusUnavailable` when the socket cannot be connected.
    */
-  static async open(
-    address: SocketAddress,
-    deadline: number,
-    clock: Clock,
-  ): Promise<BusConnection> {
+  static async open(address: SocketAddress, deadline: Deadline): Promise<BusConnection> {
     const holder: { connection?: BusConnection } = {};
     const early: Uint8Array[] = [];
     let socket: UnixSocket;
@@ -175,7 +167,7 @@ export class BusConnection {
         code,
       );
     }
-    const connection = new BusConnection(socket, deadline, clock);
+    const connection = new BusConnection(socket, deadline.at, deadline);
     holder.connection = connection;
     // Held back until the caller's first call, so that they all leave in one write.
     connection.outgoing.push(AUTH);

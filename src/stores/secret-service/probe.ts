@@ -36,7 +36,7 @@ export async function probeSecretService(env: Env, deadline: Deadline): Promise<
   }
   let connection: BusConnection | undefined;
   try {
-    connection = await BusConnection.open(address, deadline.at, deadline);
+    connection = await BusConnection.open(address, deadline);
     const [owned] = (
       await connection.call({ ...BUS, member: "NameHasOwner", signature: "s", body: [SECRETS] })
     ).body;

@@ -69,7 +69,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     let lastError: unknown;
     for (const address of addresses) {
       try {
-        const opening = BusConnection.open(address, deadline.at, deadline);
+        const opening = BusConnection.open(address, deadline);
         opening.catch(ignore);
         const exchange = withSession ? startKeyExchange() : undefined;
         client = new Client(await opening, exchange, {

@@ -1,3 +1,4 @@
+import { deadlineIn } from "../../../src/system/deadline.ts";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { drainInput, readInput } from "../../../src/cli/read-input.ts";
@@ -8,7 +9,7 @@ const bytes = (...values: number[]) => Uint8Array.from(values);
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const limits = (maxBytes: number, timeoutSeconds = 30) => ({
   maxBytes,
-  timeoutSeconds,
+  deadline: deadlineIn(timeoutSeconds),
   source: SOURCE,
 });
 

@@ -1,3 +1,4 @@
+import type { Deadline } from "../../../src/system/deadline.ts";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { GlobalOptions } from "../../../src/commands/options.ts";
@@ -44,20 +45,24 @@ function createHarness() {
   const protections: boolean[] = [];
   /** The beforeSecret each openStore was given. */
   const beforeSecrets: (() => Promise<void>)[] = [];
+  /** The deadline each openStore was given, if any (else the store starts its own). */
+  const deadlines: (Deadline | undefined)[] = [];
   const harness = {
     stores,
     opened,
     protections,
     beforeSecrets,
+    deadlines,
     storeFor,
     open: (options: GlobalOptions): MemoryStore | Promise<MemoryStore> => storeFor(options.service),
     async invoke(argv: readonly string[], ioOptions: FakeIoOptions = {}): Promise<Outcome> {
       const io = createFakeIo(ioOptions);
       const deps: Dependencies = {
         version: VERSION,
-        openStore(options, _io, beforeSecret) {
+        openStore(options, _io, beforeSecret, deadline) {
           opened.push(options);
           beforeSecrets.push(beforeSecret);
+          deadlines.push(deadline);
           return harness.open(options);
         },
         async protectSecrets() {
@@ -156,6 +161,20 @@ describe("get", () => {
 });
 
 describe("store", () => {
+  test("from a pipe, the store takes what the read left of the one deadline", async () => {
+    const h = createHarness();
+    const outcome = await h.invoke(["--timeout", "7", "store", HOST], { stdin: TOKEN_OBJECT });
+    assert.equal(outcome.code, 0, outcome.stderr);
+    const [deadline] = h.deadlines;
+    assert.equal(deadline?.seconds, 7, "the deadline the read started is the store's");
+  });
+
+  test("at a terminal, what a person types does not count against the store's time", async () => {
+    const h = createHarness();
+    await h.invoke(["store", HOST], { stdin: TOKEN_OBJECT, stdinIsTTY: true });
+    assert.deepEqual(h.deadlines, [undefined]);
+  });
+
   for (const [what, argv] of [
     ["a store", ["--timeout", "7", "store", HOST]],
     ["a store refused before reading (a bad hostname)", ["--timeout", "7", "store", "bad host"]],

@@ -1,3 +1,4 @@
+import { deadlineIn } from "../../../src/system/deadline.ts";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
@@ -76,7 +77,7 @@ function check(
   );
   const found = checkStoredTokens(Promise.resolve(store), context, {
     offline,
-    timeoutSeconds,
+    deadline: deadlineIn(timeoutSeconds),
     get: network.get,
   });
   return { found, requests: network.requests };
@@ -297,7 +298,7 @@ describe("checkStoredTokens", () => {
     const network = fakeNetwork({});
     const found = await checkStoredTokens(Promise.resolve(store), CONTEXT, {
       offline: false,
-      timeoutSeconds: 5,
+      deadline: deadlineIn(5),
       get: network.get,
     });
     assert.deepEqual(
@@ -311,7 +312,7 @@ describe("checkStoredTokens", () => {
 
   test("no store, a store that failed to open, or none stored: nothing to say", async () => {
     const { get } = fakeNetwork({});
-    const options = { offline: false, timeoutSeconds: 5, get };
+    const options = { offline: false, deadline: deadlineIn(5), get };
     assert.deepEqual(await checkStoredTokens(undefined, CONTEXT, options), []);
     assert.deepEqual(
       await checkStoredTokens(Promise.reject(new Error("locked")), CONTEXT, options),

@@ -4,6 +4,7 @@
  * cut and decoded with our MessageReader and written with encodeMessage, which
  * wire.test.ts checks against bytes a real daemon produced.
  */
+import { deadlineIn } from "../../../../src/system/deadline.ts";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -233,11 +234,7 @@ async function startFakeBus(t: TestContext, script: Script = {}): Promise<FakeBu
 }
 
 async function open(t: TestContext, bus: FakeBus, deadlineMs = 5000): Promise<BusConnection> {
-  const connection = await BusConnection.open(
-    { path: bus.path },
-    performance.now() + deadlineMs,
-    performance,
-  );
+  const connection = await BusConnection.open({ path: bus.path }, deadlineIn(deadlineMs / 1000));
   t.after(() => connection.close());
   return connection;
 }
@@ -395,11 +392,7 @@ describe("reading the bus's answers", () => {
     // The same answer every time: the client's serials are the same on every connection.
     let answer: Uint8Array | undefined;
     for (let index = 0; answer === undefined || index <= answer.length; index++) {
-      const connection = await BusConnection.open(
-        { path: bus.path },
-        performance.now() + 5000,
-        performance,
-      );
+      const connection = await BusConnection.open({ path: bus.path }, deadlineIn(5));
       try {
         const echoed = connection.call({ ...ECHO, body: ["split"] });
         const peer = await bus.peer(index);
@@ -797,7 +790,7 @@ describe("connecting", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "tfck-no-bus-"));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     await assert.rejects(
-      BusConnection.open({ path: path.join(dir, "bus") }, performance.now() + 1000, performance),
+      BusConnection.open({ path: path.join(dir, "bus") }, deadlineIn(1)),
       (error) => {
         assert.ok(error instanceof BusUnavailable);
         assert.equal(error.code, "ENOENT");
@@ -815,7 +808,7 @@ describe("connecting", () => {
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(path.join(dir, "bus"), "");
     await assert.rejects(
-      BusConnection.open({ path: path.join(dir, "bus") }, performance.now() + 1000, performance),
+      BusConnection.open({ path: path.join(dir, "bus") }, deadlineIn(1)),
       (error) =>
         error instanceof BusUnavailable &&
         error.code === "ECONNREFUSED" &&
@@ -825,7 +818,7 @@ describe("connecting", () => {
 
   test("an abstract socket under Node: BusUnavailable with code EAFNOSUPPORT that says why", async () => {
     await assert.rejects(
-      BusConnection.open({ abstract: "/tmp/dbus-abc" }, performance.now() + 1000, performance),
+      BusConnection.open({ abstract: "/tmp/dbus-abc" }, deadlineIn(1)),
       (error) => {
         assert.ok(error instanceof BusUnavailable);
         assert.equal(error.code, "EAFNOSUPPORT");
@@ -839,14 +832,16 @@ describe("connecting", () => {
 describe("the process ends when its work is done", () => {
   const CONNECTION = new URL("../../../../src/stores/secret-service/connection.ts", import.meta.url)
     .href;
+  const DEADLINE = new URL("../../../../src/system/deadline.ts", import.meta.url).href;
   // Run in a process of its own with tsx; prints one line when its work is done, and never
   // closes the connection.
   const CHILD = `
     import { BusConnection } from ${JSON.stringify(CONNECTION)};
+    import { deadlineIn } from ${JSON.stringify(DEADLINE)};
     const [socketPath, scenario] = process.argv.slice(-2);
     const call = { destination: "org.example.Test", path: "/org/example/Test", interface: "org.example.Test" };
-    const deadline = performance.now() + (scenario === "deadline" ? 300 : 5000);
-    const connection = await BusConnection.open({ path: socketPath }, deadline, performance);
+    const deadline = deadlineIn(scenario === "deadline" ? 0.3 : 5);
+    const connection = await BusConnection.open({ path: socketPath }, deadline);
     if (scenario === "deadline" || scenario === "hang-up") {
       await connection.call({ ...call, member: "Never" }).catch((error) => console.log(error.name));
     } else {
