@@ -6,7 +6,7 @@ import { followBlock, optionsOfArgs, type GlobalOptions } from "../commands/opti
 import type { ProtocolVerb } from "./protocol-call.ts";
 
 /** Where `followedOptions` says what it did; a missing one says nothing. */
-export interface FollowNotes {
+interface FollowNotes {
   /** The block decided something: which block, and its args. */
   readonly following?: (line: string) => void;
   /** The block's args are not options we read: the command line's and the defaults are used. */

@@ -1,11 +1,11 @@
 import { leadingOptions, type GlobalOptions } from "../commands/options.ts";
 import type { StandardStreams } from "../system/io.ts";
 
-export const PROTOCOL_VERB_NAMES = ["get", "store", "forget"] as const;
+const PROTOCOL_VERB_NAMES = ["get", "store", "forget"] as const;
 export type ProtocolVerb = (typeof PROTOCOL_VERB_NAMES)[number];
 
 /** A protocol verb with its hostname and options, as Terraform runs the helper. */
-export interface ProtocolCall {
+interface ProtocolCall {
   readonly verb: ProtocolVerb;
   readonly hostname: string;
   /** The options the line gave, each absent when not given (`run` decides the rest). */

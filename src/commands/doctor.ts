@@ -18,7 +18,7 @@ import { installedBlock } from "./installed-block.ts";
 import { readTextIfExists } from "../system/files.ts";
 import { printable } from "../system/quote.ts";
 import { otherHelperFiles, readConfigDirFiles, type ConfigDirFile } from "./config-dir-files.ts";
-import { outputOf } from "../system/probe-output.ts";
+import { captureCommand } from "../system/run-command.ts";
 import { commandLine, profileVariable, withVariable } from "./command-line.ts";
 import { helperCommand, linksTo } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
@@ -568,7 +568,6 @@ async function versionOf(
   env: Readonly<Record<string, string | undefined>>,
   deadline: Deadline,
 ): Promise<string | undefined> {
-  return (
-    await outputOf(executable, ["--version"], env, Math.ceil(deadline.remainingMs()))
-  )?.trim();
+  const outcome = await captureCommand(executable, ["--version"], { env, deadline });
+  return outcome.kind === "exited" && outcome.code === 0 ? outcome.stdout.trim() : undefined;
 }

@@ -17,7 +17,7 @@ import { modeIfExists, readTextIfExists, removeFile, stageFile } from "../system
 
 const EMPTY_FILE = '{\n  "credentials": {}\n}\n';
 
-export interface ImportOptions {
+interface ImportOptions {
   /** Copy only: the files are not touched. */
   readonly keep?: boolean;
   /** Replace credentials the store already holds for a host with the file's. */
@@ -26,7 +26,7 @@ export interface ImportOptions {
   readonly dryRun?: boolean;
 }
 
-export interface ImportedHost {
+interface ImportedHost {
   readonly file: string;
   readonly host: string;
   /**
@@ -39,12 +39,12 @@ export interface ImportedHost {
   readonly reason?: string;
 }
 
-export interface ImportedFile {
+interface ImportedFile {
   readonly file: string;
   readonly change: "rewritten" | "removed";
 }
 
-export interface ImportReport {
+interface ImportReport {
   readonly hosts: readonly ImportedHost[];
   /** The files that changed (or would, with dryRun). */
   readonly files: readonly ImportedFile[];

@@ -4,7 +4,7 @@ import { HELPER_BLOCK_NAME, locationsOf } from "./install.ts";
 import type { Machine } from "../system/io.ts";
 
 /** Our credentials_helper block as the CLI config in effect has it. */
-export interface InstalledBlock {
+interface InstalledBlock {
   /** The CLI config file it is in. */
   readonly file: string;
   /** Its args (empty when it has none); `undefined` when they are not plain strings. */

@@ -7,7 +7,7 @@ import { parseTimeout } from "../system/deadline.ts";
 export const DEFAULT_SERVICE = "terraform-credentials";
 
 /** A `--backend` value: the name of a store in the registry (`parseBackend` checks it). */
-export type Backend = string;
+type Backend = string;
 
 /** Options given before the verb: the `args` of the CLI config's credentials_helper block. */
 export interface GlobalOptions {

@@ -6,7 +6,7 @@ import { deadlineIn, type Deadline } from "./deadline.ts";
  * Runs synchronous calls (native calls, Windows' blocking reads of stdin) under a deadline
  * that holds even if a call never returns.
  */
-export interface DeadlineWatchdog {
+interface DeadlineWatchdog {
   /**
    * Runs `call` on this thread. Past the deadline it throws the deadline's `CliError`
    * instead of starting it; a call still running at the deadline ends the process, with

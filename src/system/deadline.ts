@@ -32,7 +32,7 @@ export interface Deadline {
 }
 
 /** The clock a deadline is kept by: performance.now()'s milliseconds, and a way to wait. */
-export interface Clock {
+interface Clock {
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
 }

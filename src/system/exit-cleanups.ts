@@ -1,6 +1,7 @@
 /**
  * Work that must be undone even when the process is interrupted (Ctrl-C, SIGTERM, SIGHUP):
- * main.ts runs what is registered here before it lets such a signal end the process. Each
+ * endOnSignals (signal-forwarding.ts) runs what is registered here before it lets such a
+ * signal end the process. Each
  * cleanup is synchronous, since nothing asynchronous runs after the signal.
  */
 const cleanups = new Set<() => void>();

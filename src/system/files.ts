@@ -69,7 +69,7 @@ export function modeIfExists(file: string): number | undefined {
 }
 
 /** A new file's content, written and flushed beside its target, not yet in its place. */
-export interface StagedFile {
+interface StagedFile {
   readonly target: string;
   /** Renames it over the target: readers see the old file or the new one, never a part. */
   commit(): void;

@@ -3,13 +3,13 @@ import process from "node:process";
 import { runCleanups } from "./exit-cleanups.ts";
 
 /**
- * Whether exec's command is running, kept apart from run-command.ts so that main.ts's
- * signal handlers can ask without loading node:child_process on every call.
+ * Whether exec's command is running, kept apart from run-command.ts so that the signal
+ * handlers of endOnSignals can ask without loading node:child_process on every call.
  */
 let running = 0;
 
 /** True while a command started by exec runs: the signals we forward are then its to handle. */
-export function forwardingSignals(): boolean {
+function forwardingSignals(): boolean {
   return running > 0;
 }
 

@@ -3,4 +3,4 @@
 import { register } from "tsx/esm/api";
 
 register();
-await import("../../src/stores/credential-manager/deadline-watchdog-worker.ts");
+await import("../../src/system/deadline-watchdog-worker.ts");

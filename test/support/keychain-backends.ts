@@ -14,7 +14,7 @@ export interface KeychainBackend {
 /**
  * The keychains every keychain suite runs against on this OS: the three Secret Service
  * providers on Linux (each in a private session), the login Keychain on macOS and Credential
- * Manager on Windows, which src/stores/open-store.ts picks there.
+ * Manager on Windows, which src/stores/registry.ts picks there.
  */
 export const KEYCHAIN_BACKENDS: readonly KeychainBackend[] =
   process.platform === "darwin"

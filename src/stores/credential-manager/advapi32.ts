@@ -104,7 +104,8 @@ export function openAdvapi32(): CredentialManagerApi {
     write(targetName, userName, blob) {
       const name = wideString(targetName);
       const user = wideString(userName);
-      // An empty comment and alias, not NULL: what the landed version wrote.
+      // An empty comment and alias, not NULL: the entry format of docs/reference.md, which
+      // earlier versions wrote and read.
       const empty = wideString("");
       const bytes = blob.byteLength === 0 ? new Uint8Array(1) : blob;
       const struct = new DataView(new ArrayBuffer(CREDENTIALW.size));

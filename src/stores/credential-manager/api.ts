@@ -12,7 +12,7 @@ export interface CredentialSummary {
 }
 
 /** A generic credential as `read` gives it: its user name and a copy of its blob. */
-export interface CredentialEntry {
+interface CredentialEntry {
   /** The user name, or "" when it has none. */
   readonly userName: string;
   /** A copy, which the caller may (and should) overwrite when done. */

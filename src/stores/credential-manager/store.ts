@@ -11,7 +11,7 @@ import {
 import { entryName, legacyEntryName } from "../windows-entry-name.ts";
 
 /** How the store runs a native call: deadline-watchdog.ts's guard in the executable. */
-export type GuardCall = <T>(call: () => T) => T;
+type GuardCall = <T>(call: () => T) => T;
 
 /**
  * Windows Credential Manager: one generic credential per host, named by `entryName`, with

@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { fixFor, renderFix } from "../../fixes.ts";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Deadline } from "../../system/deadline.ts";
+import { captureCommand } from "../../system/run-command.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -27,7 +27,7 @@ export function storeRecipients(storeDir: string, folder: string): string[] {
 }
 
 /** What stands between gpg and decrypting an entry here, or nothing. */
-export type GpgVerdict =
+type GpgVerdict =
   | { readonly ok: true }
   | {
       readonly ok: false;
@@ -138,36 +138,29 @@ interface GpgRun {
   readonly timedOut: boolean;
 }
 
-function runGpg(
+async function runGpg(
   env: Env,
   args: readonly string[],
   input: string,
   deadline: Deadline,
 ): Promise<GpgRun> {
-  const timeoutMs = Math.ceil(deadline.remainingMs());
-  if (timeoutMs <= 0)
-    return Promise.resolve({ code: null, stdout: "", stderr: "", timedOut: true });
-  return new Promise((resolve) => {
-    const child = spawn("gpg", args, {
-      env,
-      stdio: ["pipe", "pipe", "pipe"],
-      timeout: timeoutMs,
-      killSignal: "SIGKILL",
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (data: Buffer) => (stdout += data.toString()));
-    child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
-    child.on("error", (error) =>
-      resolve({ code: null, stdout, stderr: error.message, timedOut: false }),
-    );
-    // Only a kill at the deadline leaves no exit code and our own signal.
-    child.on("close", (code, signal) =>
-      resolve({ code, stdout, stderr, timedOut: code === null && signal === "SIGKILL" }),
-    );
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(input);
-  });
+  const outcome = await captureCommand("gpg", args, { env, input, deadline });
+  switch (outcome.kind) {
+    case "exited":
+    case "signalled":
+    case "timed-out":
+      return { ...outcome, timedOut: outcome.kind === "timed-out" };
+    case "not-found":
+    case "not-executable":
+    case "too-big":
+    case "not-started":
+      return {
+        code: null,
+        stdout: "",
+        stderr: `gpg could not be run (${outcome.kind})`,
+        timedOut: false,
+      };
+  }
 }
 
 /**

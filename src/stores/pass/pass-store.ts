@@ -1,14 +1,10 @@
-import { spawn } from "node:child_process";
-import { unlinkSync } from "node:fs";
-import { lstat, readdir, readlink, rmdir, symlink, unlink } from "node:fs/promises";
-import os from "node:os";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { CliError } from "../../errors.ts";
-import { oneLine } from "../../system/quote.ts";
 import type { Hostname } from "../../protocol/hostname.ts";
 import type { CredentialStore } from "../../protocol/credential-store.ts";
-import { registerCleanup } from "../../system/exit-cleanups.ts";
 import type { Deadline } from "../../system/deadline.ts";
+import { captureCommand } from "../../system/run-command.ts";
 import {
   decodeHostFromPath,
   encodeHostForPath,
@@ -18,6 +14,15 @@ import {
 } from "./entry-names.ts";
 import { gpgDecrypts, HUNG_AGENT_FIX, recipientOptions, storeRecipients } from "./gpg-probe.ts";
 import { fixFor, renderFix } from "../../fixes.ts";
+import {
+  notInitialised,
+  passFailure,
+  startFailure,
+  timeoutFailure,
+  type FailureContext,
+  type PassResult,
+} from "./pass-failures.ts";
+import { withStoreLock, type LockProcesses } from "./store-lock.ts";
 
 /** What `createPassStore` needs; everything comes in as values, nothing is read globally. */
 export interface PassStoreOptions {
@@ -40,11 +45,6 @@ export interface PassStoreOptions {
    * lock older than the stale age is.
    */
   readonly processes?: LockProcesses;
-}
-
-export interface LockProcesses {
-  readonly pid: number;
-  isAlive(pid: number): boolean;
 }
 
 /**
@@ -183,305 +183,35 @@ function passEnvironment(
   return env;
 }
 
-interface PassResult {
-  /** Exit code; null only if `pass` was killed by a signal that was not ours. */
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly args: readonly string[];
-}
-
-interface FailureContext {
-  readonly command: string;
-  readonly storeDir: string;
-  /** The deadline's length, for messages. */
-  readonly seconds: number;
-}
-
-// More than pass and gpg ever say; a bound so that a confused child cannot fill memory.
-const MAX_STDERR_BYTES = 64 * 1024;
-// After `pass` exits, how long to wait for its pipes to close: a process it left behind
-// (an agent started without closing its stderr) must not keep us waiting.
-const CLOSE_GRACE_MS = 1000;
-
 /**
- * Runs `pass` once with `stdin` as its only input and collects its output. Resolves with the
- * exit code whatever it is; throws a `CliError` only if `pass` cannot be started or runs out
- * of time, what is left of `deadline` (then it is killed).
+ * Runs `pass` once with `stdin` as its only input. Resolves with its exit code whatever it
+ * is; throws a `CliError` only if `pass` cannot be started or runs past `deadline` (then it
+ * is killed).
  */
-function runPass(
+async function runPass(
   args: readonly string[],
   env: Record<string, string>,
   stdin: string | undefined,
   context: FailureContext,
   deadline: Deadline,
 ): Promise<PassResult> {
-  const { command } = context;
-  const timeoutMs = deadline.remainingMs();
-  if (timeoutMs <= 0) return Promise.reject(timeoutFailure(args, context));
-  return new Promise((resolve, reject) => {
-    // Not detached: a Ctrl-C in Terraform's terminal must reach pass and gpg as well.
-    const child = spawn(command, args, { env, stdio: ["pipe", "pipe", "pipe"] });
-    const stdout: Buffer[] = [];
-    let stderr = "";
-    let exitCode: number | null | undefined;
-    let settled = false;
-
-    const finish = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(grace);
-      outcome();
-    };
-    const done = () => {
-      finish(() => {
-        resolve({
-          code: exitCode ?? null,
-          stdout: Buffer.concat(stdout).toString("utf8"),
-          stderr,
-          args,
-        });
-      });
-    };
-
-    const timer = setTimeout(() => {
-      finish(() => {
-        // Only pass itself can be killed from here; a gpg it started and that still waits on
-        // the agent gets EPIPE once it writes to the pipes we close now.
-        child.kill("SIGKILL");
-        child.stdout.destroy();
-        child.stderr.destroy();
-        child.unref();
-        reject(timeoutFailure(args, context));
-      });
-    }, timeoutMs);
-    let grace: NodeJS.Timeout | undefined;
-
-    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      if (stderr.length < MAX_STDERR_BYTES) stderr += chunk;
-    });
-    // Always a pipe, ended at once when there is nothing to give: nothing we run may read
-    // the terminal Terraform was started from. pass may exit before reading (store not
-    // initialised); the exit code says why, so a broken pipe is no error of its own.
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(stdin);
-    child.once("error", (error) => {
-      finish(() => {
-        reject(spawnFailure(error, context));
-      });
-    });
-    child.once("exit", (code) => {
-      if (settled) return;
-      exitCode = code;
-      grace = setTimeout(
-        () => {
-          child.stdout.destroy();
-          child.stderr.destroy();
-          done();
-        },
-        Math.min(CLOSE_GRACE_MS, deadline.remainingMs()),
-      );
-    });
-    child.once("close", done);
+  const outcome = await captureCommand(context.command, args, {
+    env,
+    ...(stdin === undefined ? {} : { input: stdin }),
+    deadline,
   });
-}
-
-// The lock is a symlink (creating one is atomic) at the top of the store whose target names
-// its holder, "<host>:<pid>", so that a waiter can see the holder has died. Hidden, so
-// `pass ls` does not show it. Older versions made it a directory: either kind refuses the
-// other (EEXIST), so they still exclude each other.
-const LOCK_NAME = ".terraform-credentials.lock";
-const LOCK_POLL_MS = 25;
-
-/**
- * Runs `operation` while holding the store's lock. gpg writes an entry in place (truncate,
- * then write), so without it two `store`s at once leave a damaged entry and a `get` during a
- * `store` reads half a file (seen with 20 parallel `pass insert`s: "invalid packet",
- * "encrypted message has been manipulated"). In a git store, two commits at once would also
- * collide on git's index.lock. Terraform does start several helpers at once.
- *
- * The lock is released when the operation ends, and also when the process is interrupted
- * (exit-cleanups.ts). A lock whose holder on this machine is no longer running (killed with
- * SIGKILL) is taken over at once; any other lock older than the timeout plus a margin is too.
- * When the lock cannot be created at all (no store directory yet, a read-only store),
- * `operation` runs without it: pass then reports what is wrong, and nothing can write anyway.
- */
-async function withStoreLock<T>(
-  storeDir: string,
-  deadline: Deadline,
-  processes: LockProcesses | undefined,
-  operation: () => Promise<T>,
-): Promise<T> {
-  const lock = path.join(storeDir, LOCK_NAME);
-  const staleAfterMs = deadline.seconds * 1000 + 10_000;
-  const owner = `${os.hostname()}:${processes?.pid ?? 0}`;
-  let release: (() => void) | undefined;
-  for (;;) {
-    try {
-      await symlink(owner, lock);
-      release = registerCleanup(() => unlinkSync(lock));
-      break;
-    } catch (error) {
-      if (!isErrnoException(error) || error.code !== "EEXIST") break;
-    }
-    const holder = await lockHolder(lock);
-    if (holder === "released") continue;
-    // A holder on this machine is asked whether it still runs: a live one is never robbed,
-    // however long it takes (gpg waiting for a passphrase). Only a lock whose holder cannot
-    // be asked (another machine sharing the store, an older version's lock) goes by its age.
-    const askable =
-      processes !== undefined && holder.host === os.hostname() && holder.pid !== undefined;
-    const deadHolder =
-      askable && holder.pid !== processes.pid && !processes.isAlive(holder.pid ?? 0);
-    if (deadHolder || (!askable && holder.ageMs > staleAfterMs)) {
-      // A small race remains: two waiters may both see the same stale lock. It only arises
-      // after a process was killed while holding it.
-      await (holder.isDirectory ? rmdir(lock) : unlink(lock)).catch(() => undefined);
-      continue;
-    }
-    // The call's own deadline: what the holder leaves of it is all the operation gets.
-    if (deadline.remainingMs() <= 0) {
-      throw new CliError(
-        `the password store in ${storeDir} is busy: ${lock} has been held for ${seconds(holder.ageMs)} s by another process; if no terraform-credentials helper is running, remove it`,
-      );
-    }
-    await new Promise((resolve) =>
-      setTimeout(resolve, LOCK_POLL_MS + Math.random() * LOCK_POLL_MS),
-    );
+  switch (outcome.kind) {
+    case "exited":
+    case "signalled":
+      return { code: outcome.code, stdout: outcome.stdout, stderr: outcome.stderr, args };
+    case "timed-out":
+      throw timeoutFailure(args, context);
+    case "not-found":
+    case "not-executable":
+    case "too-big":
+    case "not-started":
+      throw startFailure(outcome, context);
   }
-  try {
-    return await operation();
-  } finally {
-    if (release !== undefined) {
-      release();
-      await unlink(lock).catch(() => undefined);
-    }
-  }
-}
-
-interface LockHolder {
-  readonly ageMs: number;
-  readonly isDirectory: boolean;
-  readonly host?: string;
-  readonly pid?: number;
-}
-
-/** Who holds the lock and for how long, or "released" when it went meanwhile. */
-async function lockHolder(lock: string): Promise<LockHolder | "released"> {
-  try {
-    const stat = await lstat(lock);
-    const ageMs = Date.now() - stat.mtimeMs;
-    if (!stat.isSymbolicLink()) return { ageMs, isDirectory: stat.isDirectory() };
-    const match = /^(.*):([0-9]+)$/s.exec(await readlink(lock));
-    if (match === null) return { ageMs, isDirectory: false };
-    return { ageMs, isDirectory: false, host: match[1] ?? "", pid: Number(match[2]) };
-  } catch {
-    return "released";
-  }
-}
-
-function notInitialised(storeDir: string): CliError {
-  return new CliError(
-    `the password store in ${storeDir} is not initialised; run "pass init <gpg-id>" with the id of a GPG key on this machine (see "gpg --list-secret-keys"), or set PASSWORD_STORE_DIR to an existing store`,
-  );
-}
-
-function spawnFailure(error: Error, context: FailureContext): CliError {
-  const shown = JSON.stringify(context.command);
-  const code = errorCode(error);
-  if (code === "ENOENT") {
-    return new CliError(
-      `could not run ${shown}: it is not installed or not on the PATH; install pass and gnupg (for example "apt-get install pass", "dnf install pass" or "brew install pass") and create a store with "pass init <gpg-id>"`,
-      undefined,
-      { cause: error },
-    );
-  }
-  return new CliError(
-    `could not run ${shown} (${code}); check that it is the pass executable and that it may be run`,
-    undefined,
-    {
-      cause: error,
-    },
-  );
-}
-
-function timeoutFailure(args: readonly string[], context: FailureContext): CliError {
-  const name = args.at(-1) ?? "";
-  return new CliError(
-    `"pass ${args[0] ?? ""}" did not finish within ${context.seconds} s: gpg is waiting for a passphrase that nobody can enter here, or for a gpg-agent that does not answer; unlock the key first (run "pass show ${name}" once in a terminal) or use a key without a passphrase on build machines; a hung agent: ${HUNG_AGENT_FIX}`,
-  );
-}
-
-/**
- * Says what a failed `pass` run means. pass and gpg report only in text, so the cases are
- * recognised by the messages they print (pass 1.7.4, gpg 2.2; gpg's are translated, so in
- * another language the generic message, which quotes gpg, is what the user sees).
- */
-function passFailure(
-  action: string,
-  name: string,
-  result: PassResult,
-  context: FailureContext,
-): CliError {
-  const { stderr } = result;
-  const gpgLines = stderr
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line.startsWith("gpg: ") && !GPG_NOISE.test(line));
-
-  // pass: "Error: You must run:\n    pass init your-gpg-id\nbefore you may use the password
-  // store." followed by its whole usage text: no .gpg-id anywhere above the entry.
-  if (/before you may use the password store/.test(stderr)) return notInitialised(context.storeDir);
-  // gpg -e: "gpg: <id>: skipped: No public key" / "Unusable public key" (expired, revoked,
-  // no encryption subkey) / "No name" (an e-mail address without a key), then
-  // "gpg: [stdin]: encryption failed: ...". The entry that was there is left as it was.
-  const skipped = gpgLines.find((line) => /: skipped: /.test(line));
-  if (
-    skipped !== undefined ||
-    /encryption failed: (No public key|Unusable public key)/.test(stderr)
-  ) {
-    return new CliError(
-      `gpg cannot encrypt to the key that the password store in ${context.storeDir} names in .gpg-id or PASSWORD_STORE_KEY (${oneLine(skipped ?? gpgLines.join("; "), DETAIL_MAX)}); import that public key or extend its expiry, or run "pass init <gpg-id>" with a usable key (see "gpg --list-secret-keys")`,
-    );
-  }
-  // gpg -d (exit 2): the agent could not use a secret key. pass passes --quiet, so gpg says
-  // only "decryption failed: No secret key", both when the key is absent (the entry was
-  // encrypted to another key) and when its passphrase cannot be asked for (no pinentry, no
-  // terminal: "Inappropriate ioctl for device" without --quiet).
-  if (
-    /decryption failed: No secret key|No pinentry|Inappropriate ioctl|Operation cancelled|Bad passphrase|problem with the agent/.test(
-      stderr,
-    )
-  ) {
-    return new CliError(
-      `gpg could not decrypt ${name} (${oneLine(gpgLines.join("; ") || stderr, DETAIL_MAX)}): its secret key is missing from this keyring or locked with a passphrase that cannot be asked for here; unlock the key first (run "pass show ${name}" once in a terminal, or preset the passphrase through gpg-agent) or use a key without a passphrase on build machines`,
-    );
-  }
-  // The first paragraph: after a blank line pass prints its usage text.
-  const detail = oneLine(
-    (stderr.split(/\n\s*\n/)[0] ?? "")
-      .split("\n")
-      .map((line) => line.trim())
-      .filter((line) => line !== "" && !GPG_NOISE.test(line))
-      .join("; "),
-    DETAIL_MAX,
-  );
-  return new CliError(
-    `could not ${action} the password store in ${context.storeDir}: "pass ${result.args[0] ?? ""}" exited with ${result.code === null ? "a signal" : `code ${result.code}`}${detail === "" ? "" : ` (${detail})`}`,
-  );
-}
-
-// Lines gpg prints on success too; they would only hide the line that explains a failure.
-const GPG_NOISE =
-  /^gpg: (Note: |WARNING: unsafe|checking the trustdb|marginals needed|depth: |next trustdb check)/;
-
-/** How much of pass/gpg output a message quotes: pass may follow an error with its usage. */
-const DETAIL_MAX = 300;
-
-function seconds(milliseconds: number): number {
-  return Number((milliseconds / 1000).toFixed(1));
 }
 
 function withoutFinalNewline(text: string): string {

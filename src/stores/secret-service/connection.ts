@@ -68,7 +68,7 @@ export class DeadlineExpired extends Error {
 }
 
 /** Which signals a wait is for: each field given must match (arg0: the first argument). */
-export interface SignalFilter {
+interface SignalFilter {
   readonly sender?: string;
   readonly path?: string;
   readonly interface: string;

@@ -13,14 +13,10 @@ import { SessionError } from "./session.ts";
 import { WireError } from "./wire.ts";
 
 /**
- * What is wrong with the Secret Service, named once for every command: `get`, `store`,
+ * What is wrong with the Secret Service, worded once for every command: `get`, `store`,
  * `forget`, `list` and `doctor` say the same thing for the same state.
  */
-export type Cause =
-  "no-bus" | "no-service" | "no-default-collection" | "locked" | "hung" | "refused" | "broken";
-
-export interface Diagnosis {
-  readonly cause: Cause;
+interface Diagnosis {
   /** One line for the person: what is wrong and what to do. */
   readonly summary: string;
   /** True when a later attempt may get past it (a busy bus, a restarted service, a bad session). */
@@ -38,30 +34,23 @@ const LOCKED = `${renderFix(fixFor("keyring-locked"))}, or ${fixFor("keyring-on-
  * know, and no service puts a secret there); the kind of a connection failure; the deadline.
  */
 export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
-  const result = (cause: Cause, summary: string, transient = false): Diagnosis => ({
-    cause,
-    summary,
-    transient,
-  });
+  const result = (summary: string, transient = false): Diagnosis => ({ summary, transient });
   if (error instanceof BusUnavailable && error.code === "EAGAIN") {
     // The kernel refused the connect for the moment: the bus is there, and busy. Retried
     // until the deadline; this is said only after it.
     return result(
-      "hung",
       `the D-Bus session bus is overloaded (${oneLine(error.message, 200)}); try again ${LIMIT}`,
       true,
     );
   }
   if (error instanceof BusUnavailable) {
     return result(
-      "no-bus",
       `no D-Bus session bus (${oneLine(error.message, 200)}): log in to a desktop session, or ${renderFix(fixFor("session-bus-missing"))}; ${HEADLESS}`,
     );
   }
   if (error instanceof DeadlineExpired) {
     if (error.call === TURN) {
       return result(
-        "hung",
         `another helper has been storing or forgetting this host for ${timeoutSeconds} s and has not finished; find and end it, or try again ${LIMIT}`,
       );
     }
@@ -70,13 +59,11 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
     const who =
       error.destination === BUS.destination ? "the D-Bus session bus" : "the Secret Service";
     return result(
-      "hung",
       `${who} did not answer ${error.call} within ${timeoutSeconds} s: it hangs or is overloaded; restart it (for example "gnome-keyring-daemon --replace") and try again ${LIMIT}`,
     );
   }
   if (error instanceof KeyringLocked) {
     return result(
-      "locked",
       error.reason === "no-prompt"
         ? `the keyring is locked, and no unlock prompt can be shown here (no desktop session): ${LOCKED}`
         : "the keyring is locked, and its unlock prompt was dismissed: unlock it and try again",
@@ -86,34 +73,25 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
     // Searched again and again, and each time an item went before the next call: another
     // attempt, on a fresh connection after a pause, searches once more.
     return result(
-      "no-default-collection",
       "the keyring's items kept disappearing while in use (another program is deleting them); try again",
       true,
     );
   }
   if (error instanceof PromptDismissed) {
-    return result("refused", `${error.message}: someone declined the request`);
+    return result(`${error.message}: someone declined the request`);
   }
   if (error instanceof NoDefaultCollection) {
     return result(
-      "no-default-collection",
       `the keyring has no default collection: ${renderFix(fixFor("no-default-collection"))}, or ${fixFor("keyring-on-desktop").effect}; then try again`,
     );
   }
   if (error instanceof SessionError) {
     // Only an unlucky exchange is worth another; a service whose secrets do not decrypt
     // would fail the same way until the deadline.
-    return result(
-      "broken",
-      `the Secret Service's encrypted session failed: ${error.message}`,
-      error.retry,
-    );
+    return result(`the Secret Service's encrypted session failed: ${error.message}`, error.retry);
   }
   if (error instanceof UnexpectedReply || error instanceof WireError) {
-    return result(
-      "broken",
-      `the Secret Service sent a malformed reply: ${oneLine(error.message, 200)}`,
-    );
+    return result(`the Secret Service sent a malformed reply: ${oneLine(error.message, 200)}`);
   }
   if (error instanceof DbusErrorReply) return diagnoseReply(error, result);
   throw error;
@@ -121,7 +99,7 @@ export function diagnose(error: unknown, timeoutSeconds: number): Diagnosis {
 
 function diagnoseReply(
   error: DbusErrorReply,
-  result: (cause: Cause, summary: string, transient?: boolean) => Diagnosis,
+  result: (summary: string, transient?: boolean) => Diagnosis,
 ): Diagnosis {
   const name = error.errorName;
   // The name is the peer's data too: a bus that does not check names could send any text.
@@ -131,24 +109,18 @@ function diagnoseReply(
     case "org.freedesktop.DBus.Error.ServiceUnknown":
     case "org.freedesktop.DBus.Error.NameHasNoOwner":
       return result(
-        "no-service",
         `no Secret Service on the D-Bus session bus: ${renderFix(fixFor("secret-service-missing"))}, or start KWallet or KeePassXC (with its Secret Service integration on); ${HEADLESS}`,
       );
     case "org.freedesktop.Secret.Error.IsLocked":
-      return result("locked", `the keyring is locked: ${LOCKED}`);
+      return result(`the keyring is locked: ${LOCKED}`);
     case "org.freedesktop.Secret.Error.NoSuchObject":
     case "org.freedesktop.DBus.Error.UnknownObject":
       // An item deleted meanwhile, or a collection that is gone: another attempt searches again.
-      return result(
-        "no-default-collection",
-        "the keyring's collection or item disappeared while in use; try again",
-        true,
-      );
+      return result("the keyring's collection or item disappeared while in use; try again", true);
     case "org.freedesktop.Secret.Error.NoSession":
       // A provider stopped and started anew between our OpenSession and this call: a fresh
       // connection opens a session with the new one.
       return result(
-        "broken",
         "the Secret Service no longer knows the encrypted session (it was restarted); try again",
         true,
       );
@@ -156,7 +128,6 @@ function diagnoseReply(
     case "org.freedesktop.DBus.Error.LimitsExceeded":
     case "org.freedesktop.DBus.Error.NoMemory":
       return result(
-        "hung",
         `the Secret Service is overloaded or stopped without answering (${name}); try again`,
         true,
       );
@@ -164,18 +135,14 @@ function diagnoseReply(
     case "org.freedesktop.DBus.Error.NotSupported":
     case "org.freedesktop.DBus.Error.UnknownMethod":
     case "org.freedesktop.DBus.Error.UnknownInterface":
-      return result("refused", `the Secret Service refused the call (${name}: ${text})`);
+      return result(`the Secret Service refused the call (${name}: ${text})`);
   }
   if (name.startsWith("org.freedesktop.DBus.Error.Spawn.")) {
     return result(
-      "no-service",
       `the D-Bus session bus could not start a Secret Service (${shownName}); start gnome-keyring, KWallet or KeePassXC yourself; ${HEADLESS}`,
     );
   }
-  return result(
-    "refused",
-    `the Secret Service failed: ${shownName}: ${text.replace(/(?<!\.)\.$/, "")}`,
-  );
+  return result(`the Secret Service failed: ${shownName}: ${text.replace(/(?<!\.)\.$/, "")}`);
 }
 
 /** The `CliError` for a failed keychain action: `could not read from the keychain: <cause>`. */

@@ -46,7 +46,8 @@ export type SecretServiceStore = CredentialStore & { close(): void };
 
 /**
  * Credentials in the Secret Service (GNOME Keyring, KWallet, KeePassXC), spoken to over
- * D-Bus directly. One item per host, as the landed version wrote them: attributes exactly
+ * D-Bus directly. One item per host, in the format docs/reference.md promises (earlier
+ * versions' items are read as they are): attributes exactly
  * `service` and `username` (the hostname), label `keyring:<host>@<service>`, the
  * credentials object as UTF-8 text. Every call of a run shares one connection, one
  * encrypted session and one deadline.
@@ -446,7 +447,7 @@ function isOurs(
 const PROVIDER_ATTRIBUTES = new Set<string>([
   "xdg:schema",
   // KeePassXC 2.7 reports the fields of the KeePass entry behind every item, and the content
-  // type of a secret that is not text/plain (the landed version wrote application/octet-stream).
+  // type of a secret that is not text/plain (earlier versions wrote application/octet-stream).
   "FDO_SECRETS_CONTENT_TYPE",
   "Title",
   "UserName",

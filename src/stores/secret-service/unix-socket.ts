@@ -9,7 +9,7 @@ import { listensAt } from "./unix-listeners.ts";
  */
 
 /** What the owner of a socket hears from it. */
-export interface SocketListener {
+interface SocketListener {
   data(bytes: Uint8Array): void;
   /** The socket is closed: by the peer, by an error (`error`), or by `end()`. */
   closed(error: Error | undefined): void;

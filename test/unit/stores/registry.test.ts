@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { CliError, ExitCode } from "../../../src/errors.ts";
 import { normalizeHostname } from "../../../src/protocol/hostname.ts";
 import { BACKENDS, storeFor, storesHere, storesOn } from "../../../src/stores/registry.ts";
+import type { StoreDescription } from "../../../src/stores/store-description.ts";
 import type { Machine } from "../../../src/system/io.ts";
 
 const HOST = normalizeHostname("app.terraform.io");
@@ -100,4 +101,36 @@ describe("the commands that delete a store's entries", () => {
       ],
     );
   });
+});
+
+describe("each store folder", () => {
+  const storesDir = path.join(import.meta.dirname, "../../../src/stores");
+  const folders = readdirSync(storesDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+  const registered = new Set(
+    (["linux", "darwin", "win32"] as const).flatMap((platform) => storesOn(platform)),
+  );
+
+  for (const folder of folders) {
+    test(`${folder}/ exports one description, listed in the registry, with the fixes it gives`, async () => {
+      const exported = Object.values(
+        (await import(path.join(storesDir, folder, "description.ts"))) as Record<string, unknown>,
+      );
+      assert.equal(exported.length, 1, "one export");
+      const [description] = exported as StoreDescription[];
+      assert.ok(description !== undefined && registered.has(description), "in the registry");
+      const given = new Set(
+        readdirSync(path.join(storesDir, folder))
+          .filter((file) => file.endsWith(".ts"))
+          .flatMap((file) => [
+            ...readFileSync(path.join(storesDir, folder, file), "utf8").matchAll(
+              /fixFor\("([a-z-]+)"/g,
+            ),
+          ])
+          .map((match) => match[1]),
+      );
+      assert.deepEqual([...description.fixes].sort(), [...given].sort());
+    });
+  }
 });

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import { describe, test } from "node:test";
-import { runCommand } from "../../../src/system/run-command.ts";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { deadlineAt, deadlineIn } from "../../../src/system/deadline.ts";
+import { captureCommand, runCommand } from "../../../src/system/run-command.ts";
 
 /** A signal source the test fires by hand, in place of the process. */
 function signalSource() {
@@ -43,4 +47,39 @@ describe("runCommand", { skip: !posix && "POSIX commands and signals" }, () => {
       assert.equal(signals.listeners(signal), 0, "the forwarder is removed afterwards");
     });
   }
+});
+
+describe("captureCommand", { skip: !posix && "POSIX commands" }, () => {
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+
+  test("its input reaches stdin, and stdout, stderr and the exit code come back", async () => {
+    const outcome = await captureCommand("sh", ["-c", "cat; echo oops >&2; exit 3"], {
+      env,
+      input: "hello",
+      deadline: deadlineIn(30),
+    });
+    assert.deepEqual(outcome, { kind: "exited", code: 3, stdout: "hello", stderr: "oops\n" });
+  });
+
+  test("a command still running at the deadline is killed, and says so", async () => {
+    const outcome = await captureCommand("sleep", ["30"], { env, deadline: deadlineIn(0.2) });
+    assert.equal(outcome.kind, "timed-out");
+  });
+
+  test("none is started once the deadline has passed", async (t) => {
+    const marker = path.join(mkdtempSync(path.join(os.tmpdir(), "tfck-capture-")), "started");
+    t.after(() => rmSync(path.dirname(marker), { recursive: true, force: true }));
+    const passed = deadlineAt(0, 1, { now: () => 1, sleep: async () => {} });
+    const outcome = await captureCommand("touch", [marker], { env, deadline: passed });
+    assert.equal(outcome.kind, "timed-out");
+    assert.equal(existsSync(marker), false, "touch was not run");
+  });
+
+  test("a command that is not there is said to be so, not thrown", async () => {
+    const outcome = await captureCommand("no-such-command-tfck", [], {
+      env,
+      deadline: deadlineIn(30),
+    });
+    assert.deepEqual(outcome, { kind: "not-found" });
+  });
 });
