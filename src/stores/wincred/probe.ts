@@ -23,7 +23,7 @@ export async function probeWincred(
     const hosts = await createWincredStore(() => Promise.resolve(helper), service, deadline).list();
     return {
       status: "ok",
-      summary: `WSL interop runs the Windows helper ${helper.windowsPath} (${oneLine(version.stdout.toString("utf8"), 40) || "no version"}), and Windows Credential Manager answers through it (${hosts.length} host${hosts.length === 1 ? "" : "s"} of service "${service}")`,
+      summary: `WSL interop runs the Windows helper ${helper.windowsPath} (${oneLine(version.stdout, 40) || "no version"}), and Windows Credential Manager answers through it (${hosts.length} host${hosts.length === 1 ? "" : "s"} of service "${service}")`,
       safeToOpen: true,
     };
   } catch (error) {

@@ -19,7 +19,7 @@ export function createWincredStore(
   service: string,
   deadline: Deadline,
 ): CredentialStore {
-  const call = async (words: readonly string[], input?: Uint8Array) => {
+  const call = async (words: readonly string[], input?: string) => {
     const windows = await helper();
     // Whole tenths, at least one: the Windows helper accepts "1.5" but not "1e-3".
     const left = Math.max(0.1, Math.floor(deadline.remainingMs() / 100) / 10);
@@ -35,29 +35,21 @@ export function createWincredStore(
     }
     return run.stdout;
   };
-  const text = (bytes: Buffer) => {
-    try {
-      return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    } catch {
-      throw new CliError("the Windows helper printed what is not UTF-8 text; is it this helper?");
-    }
-  };
-
   return {
     async get(host) {
-      const printed = text(await call(["get", host]));
+      const printed = await call(["get", host]);
       // One JSON document and a newline; "{}" is "nothing stored" (protocol/verbs.ts).
       const object = printed.replace(/\r?\n$/, "");
       return object === "{}" ? undefined : object;
     },
     async store(host, secret) {
-      await call(["store", host], new TextEncoder().encode(secret));
+      await call(["store", host], secret);
     },
     async forget(host) {
       await call(["forget", host]);
     },
     async list() {
-      const printed = text(await call(["list", "--json"]));
+      const printed = await call(["list", "--json"]);
       let hosts: unknown;
       try {
         hosts = JSON.parse(printed);

@@ -35,10 +35,7 @@ export interface WindowsHelper {
    * Runs it with `args` (its options, a verb, a host), `input` on its stdin, until it exits
    * or the deadline, when it is ended. Throws a `CliError` when it cannot be started.
    */
-  run(
-    args: readonly string[],
-    input?: Uint8Array,
-  ): Promise<Extract<WindowsRun, { kind: "exited" }>>;
+  run(args: readonly string[], input?: string): Promise<Extract<WindowsRun, { kind: "exited" }>>;
 }
 
 /**
@@ -64,12 +61,12 @@ export async function findWindowsHelper(env: Env, deadline: Deadline): Promise<W
   }
   const drive = underRoot(machine, `${machine.mountRoot}c`);
   const cwd = existsSync(drive) ? drive : undefined;
-  const windowsRun = async (program: string, args: readonly string[], input?: Uint8Array) => {
+  const windowsRun: WindowsRunner = async (program, args, more = {}) => {
     const run = await runWindowsProgram(machine, program, args, {
       deadline,
       env,
       ...(cwd === undefined ? {} : { cwd }),
-      ...(input === undefined ? {} : { input }),
+      ...more,
     });
     if (run.kind === "timed out") {
       throw new WindowsSideError(
@@ -78,7 +75,7 @@ export async function findWindowsHelper(env: Env, deadline: Deadline): Promise<W
       );
     }
     if (run.kind === "not started") {
-      throw new WindowsSideError(`WSL could not start ${program} (${run.code})`, INTEROP_CHECK);
+      throw new WindowsSideError(`WSL could not start ${program} (${run.reason})`, INTEROP_CHECK);
     }
     return run;
   };
@@ -96,9 +93,16 @@ export async function findWindowsHelper(env: Env, deadline: Deadline): Promise<W
     machine,
     windowsPath,
     path: helperPath,
-    run: (args, input) => windowsRun(helperPath, args, input),
+    run: (args, input) => windowsRun(helperPath, args, input === undefined ? {} : { input }),
   };
 }
+
+/** Runs a Windows program within the deadline: its exit, or a one-line WindowsSideError. */
+type WindowsRunner = (
+  program: string,
+  args: readonly string[],
+  more?: { readonly input?: string; readonly stdoutEncoding?: "utf16le" },
+) => Promise<Extract<WindowsRun, { kind: "exited" }>>;
 
 const INTEROP_CHECK =
   'check that WSL interop works: "cmd.exe /c ver" should print the Windows version';
@@ -108,18 +112,11 @@ const INTEROP_CHECK =
  * to a pipe: otherwise echo writes in the console's code page, which turns a non-ASCII
  * user name into other characters. `/d` skips AutoRun commands, which could print too.
  */
-async function windowsAppData(
-  cmd: string,
-  windowsRun: (
-    program: string,
-    args: readonly string[],
-  ) => Promise<{ code: number; stdout: Buffer; stderr: string }>,
-): Promise<string> {
-  const run = await windowsRun(cmd, ["/d", "/u", "/c", "echo %APPDATA%"]);
-  const appData = run.stdout
-    .toString("utf16le")
-    .replace(/^\uFEFF/, "")
-    .trim();
+async function windowsAppData(cmd: string, windowsRun: WindowsRunner): Promise<string> {
+  const run = await windowsRun(cmd, ["/d", "/u", "/c", "echo %APPDATA%"], {
+    stdoutEncoding: "utf16le",
+  });
+  const appData = run.stdout.replace(/^\uFEFF/, "").trim();
   if (run.code !== 0 || appData === "" || appData === "%APPDATA%") {
     throw new WindowsSideError(
       `cmd.exe did not tell %APPDATA% (exit code ${run.code}${run.stderr.trim() === "" ? "" : `: ${oneLine(run.stderr, 200)}`})`,

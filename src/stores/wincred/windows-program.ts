@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import type { Deadline } from "../../system/deadline.ts";
+import { captureCommand } from "../../system/run-command.ts";
 import type { WslMachine } from "./wsl-machine.ts";
 
 /** How a Windows program's run ended. */
@@ -7,65 +7,53 @@ export type WindowsRun =
   | {
       readonly kind: "exited";
       readonly code: number;
-      readonly stdout: Buffer;
+      readonly stdout: string;
       readonly stderr: string;
     }
   /** Still running at the deadline, and ended then (or not started, no time being left). */
   | { readonly kind: "timed out" }
-  /** It could not be started; `code` is the error's (ENOENT: interop could not find it). */
-  | { readonly kind: "not started"; readonly code: string };
+  /** It could not be started; `reason` says why (not-found: interop could not find it). */
+  | { readonly kind: "not started"; readonly reason: string };
 
 /**
- * Runs the Windows program `program` (a path on this machine, or a name WSL finds on PATH)
- * through WSL interop, `input` on its stdin, until it exits or `deadline` passes,
- * whichever is first: a program still running then is killed, so a hung .exe never outlives
- * the call. Its stdout comes back as bytes; its stderr as text, for messages.
+ * Runs the Windows program `program` (a path on this machine, or a name the launcher knows)
+ * through WSL interop, or as `launcher program args` under the stand-in, `input` on its
+ * stdin, until it exits or `deadline` passes, whichever is first: a program still running
+ * then is killed, so a hung .exe never outlives the call (captureCommand).
  */
-export function runWindowsProgram(
+export async function runWindowsProgram(
   machine: WslMachine,
   program: string,
   args: readonly string[],
   options: {
     readonly deadline: Deadline;
     readonly env: Readonly<Record<string, string | undefined>>;
-    readonly input?: Uint8Array;
+    readonly input?: string;
     /** A Windows directory, as a path here: cmd.exe warns when started in a Linux one. */
     readonly cwd?: string;
+    readonly stdoutEncoding?: "utf8" | "utf16le";
   },
 ): Promise<WindowsRun> {
-  const leftMs = Math.floor(options.deadline.remainingMs());
-  if (leftMs <= 0) return Promise.resolve({ kind: "timed out" });
   const [command = program, ...before] = machine.launcher;
   const words = machine.launcher.length > 0 ? [...before, program, ...args] : [...args];
-  return new Promise((resolve) => {
-    const child = spawn(command, words, {
-      env: options.env,
-      stdio: ["pipe", "pipe", "pipe"],
-      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    });
-    const stdout: Buffer[] = [];
-    let stderr = "";
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGKILL");
-    }, leftMs);
-    child.stdout.on("data", (data: Buffer) => stdout.push(data));
-    child.stderr.on("data", (data: Buffer) => (stderr += data.toString("utf8")));
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      resolve({ kind: "not started", code: error.code ?? "unknown" });
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve(
-        timedOut
-          ? { kind: "timed out" }
-          : { kind: "exited", code: code ?? 1, stdout: Buffer.concat(stdout), stderr },
-      );
-    });
-    // A program that exits without reading its stdin closes the pipe: not our failure.
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(options.input ?? new Uint8Array());
-  });
+  const outcome = await captureCommand(command, words, options);
+  switch (outcome.kind) {
+    case "timed-out":
+      return { kind: "timed out" };
+    case "exited":
+    case "signalled":
+      // A signal not ours (a crash) is a failed run: its stderr says what it could.
+      return {
+        kind: "exited",
+        code: outcome.code ?? 1,
+        stdout: outcome.stdout,
+        stderr: outcome.stderr,
+      };
+    case "not-started":
+      return { kind: "not started", reason: outcome.code };
+    case "not-found":
+    case "not-executable":
+    case "too-big":
+      return { kind: "not started", reason: outcome.kind };
+  }
 }

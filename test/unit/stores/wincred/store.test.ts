@@ -20,9 +20,9 @@ function fakeHelper(
       "C:\\Users\\u\\AppData\\Roaming\\terraform.d\\plugins\\terraform-credentials-keychain.exe",
     path: "/mnt/c/Users/u/AppData/Roaming/terraform.d/plugins/terraform-credentials-keychain.exe",
     run(args, input) {
-      runs.push({ args, input: input === undefined ? undefined : Buffer.from(input).toString() });
+      runs.push({ args, input });
       const { code, stdout, stderr = "" } = answer(args);
-      return Promise.resolve({ kind: "exited", code, stdout: Buffer.from(stdout), stderr });
+      return Promise.resolve({ kind: "exited", code, stdout, stderr });
     },
   };
   return { helper, runs };
