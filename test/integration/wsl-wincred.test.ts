@@ -8,7 +8,16 @@
  */
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
-import { readFileSync, readdirSync, renameSync, rmSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
@@ -23,6 +32,22 @@ import {
 
 const USER = "Jörg Müller";
 const execFileAsync = promisify(execFile);
+
+test("--backend wincred where this is not WSL (no interop entry): one line that says so", async (t) => {
+  const root = mkdtempSync(path.join(os.tmpdir(), "tfck-not-wsl-"));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  // /proc/version as Docker on WSL 2 has it: not what WSL is recognised by.
+  mkdirSync(path.join(root, "proc"));
+  writeFileSync(
+    path.join(root, "proc/version"),
+    "Linux version 5.15.0 (microsoft-standard-WSL2)\n",
+  );
+  const result = await runHelper(["--backend", "wincred", "get", "app.example.com"], {
+    env: { PATH: process.env.PATH, HOME: root, TF_CREDENTIALS_KEYCHAIN_WSL_ROOT: root },
+  });
+  assertOneLineFailure(result);
+  assert.match(result.stderr, /^--backend wincred works only in WSL .*WSLInterop is missing/);
+});
 
 // Wine's own Credential Manager is read here: the stand-in's, even in a real WSL.
 const missing = process.platform === "linux" ? wineMissing() : "SKIP: Wine runs on Linux only";
