@@ -2,7 +2,7 @@ import { CliError } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 import { oneLine, printable } from "../system/quote.ts";
 import { commandLine, profileVariable, withVariable } from "../commands/command-line.ts";
-import { storeFor, storesHere, storeTitle } from "../stores/registry.ts";
+import { DEFAULT_BACKEND, storeFor, storesHere, storeTitle } from "../stores/registry.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import { PROBE_TIMEOUT_SECONDS, type StoreDescription } from "../stores/store-description.ts";
 import type { Io } from "../system/io.ts";
@@ -109,9 +109,13 @@ export function humanHandlers(
       // A store that cannot work here (a Linux machine with no Secret Service, pass without
       // a key): install works, and then every login would fail. Say so now, with its probe's
       // fix, and the store that does work here, if one does.
-      const { deadlineIn } = await import("../system/deadline.ts");
+      // One deadline for all the probes: --timeout's, else the probes' short default.
+      const { deadlineIn, timeoutGiven, timeoutSeconds } = await import("../system/deadline.ts");
+      const deadline = deadlineIn(
+        timeoutGiven(options, io.env) ? timeoutSeconds(options, io.env) : PROBE_TIMEOUT_SECONDS,
+      );
       const probe = (store: StoreDescription) =>
-        store.probe({ service: options.service, io, deadline: deadlineIn(PROBE_TIMEOUT_SECONDS) });
+        store.probe({ service: options.service, io, deadline });
       const chosen = storeFor(options.backend, io.platform);
       const verdict = await probe(chosen);
       if (verdict.status === "fail") {
@@ -310,7 +314,7 @@ export function humanHandlers(
 /** The `args` of the credentials_helper block that selects the same store as these options. */
 export function helperArgs(options: GlobalOptions): string[] {
   return [
-    ...(options.backend === "keychain" ? [] : ["--backend", options.backend]),
+    ...(options.backend === DEFAULT_BACKEND ? [] : ["--backend", options.backend]),
     ...(options.service === DEFAULT_SERVICE ? [] : ["--service", options.service]),
   ];
 }
