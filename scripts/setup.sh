@@ -21,11 +21,13 @@ helper=(./dist/terraform-credentials-keychain ${helper_options[@]+"${helper_opti
 
 echo "npm run setup: npm ci, build, then install the helper for $(id -un): it adds a credentials_helper block to your CLI config (the plan is printed first)"
 npm ci --no-audit --no-fund --loglevel=error
-npm run --silent build
 echo "== the plan"
+# Asked of the sources, before the build: a refusal costs no half minute of building. A dry
+# run copies nothing, so it runs without the built executable.
 # install's refusal on stderr is passed on; a refusal that --force would overcome gets the
 # command that adds --force to everything the person gave, so no option of theirs is lost.
-if ! { refusal=$("${helper[@]}" install --dry-run ${install_options[@]+"${install_options[@]}"} 2>&1 >&3); } 3>&1; then
+from_sources=(node_modules/.bin/tsx src/main.ts ${helper_options[@]+"${helper_options[@]}"})
+if ! { refusal=$("${from_sources[@]}" install --dry-run ${install_options[@]+"${install_options[@]}"} 2>&1 >&3); } 3>&1; then
   printf '%s\n' "$refusal" >&2
   if [[ "$refusal" == *--force* && " ${install_options[*]-} " != *" --force "* ]]; then
     # printf with no argument would still print one empty, quoted word.
@@ -38,5 +40,6 @@ if ! { refusal=$("${helper[@]}" install --dry-run ${install_options[@]+"${instal
   exit 1
 fi
 [[ " ${install_options[*]-} " != *" --dry-run "* ]] || exit 0
+npm run --silent build
 echo "== installing (undo:$(printf ' %q' "${helper[@]}") uninstall)"
 "${helper[@]}" install ${install_options[@]+"${install_options[@]}"}

@@ -57,7 +57,7 @@ export const FIXES = {
   },
   "credentials-by-hand": {
     situation:
-      "a credentials block import cannot move: JSON syntax, or values other than one plain string token",
+      "a credentials entry import cannot move: values other than plain strings (an interpolation, a heredoc) or a nested block",
     effect:
       "move it by hand: log in to its host again with terraform login (the helper stores the new token), then delete the block",
   },

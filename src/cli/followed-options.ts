@@ -66,7 +66,7 @@ export async function adviceTheBlockHas(
   const [{ installedBlock }, { helperCommand }, { locationsOf }] = await Promise.all([
     import("../commands/installed-block.ts"),
     import("../commands/command-link.ts"),
-    import("../commands/install.ts"),
+    import("../commands/cli-config-edits.ts"),
   ]);
   const block = installedBlock(io);
   const args = block?.args;

@@ -1,7 +1,7 @@
 import { leadingOptions, type GlobalOptions } from "../commands/options.ts";
 import type { StandardStreams } from "../system/io.ts";
 
-const PROTOCOL_VERB_NAMES = ["get", "store", "forget"] as const;
+export const PROTOCOL_VERB_NAMES = ["get", "store", "forget"] as const;
 export type ProtocolVerb = (typeof PROTOCOL_VERB_NAMES)[number];
 
 /** A protocol verb with its hostname and options, as Terraform runs the helper. */

@@ -20,7 +20,7 @@ import {
 import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
 import { drainInput, readInput, timedOutMessage, type InputLimits } from "./read-input.ts";
 import { oneLine } from "../system/quote.ts";
-import type { CommandRunner } from "./exec-command.ts";
+import type { CommandRunner } from "../commands/exec.ts";
 import type { HttpsGet } from "../system/https-get.ts";
 
 /** What `run` needs from outside the process's own streams. */
@@ -130,27 +130,27 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
       await verbHandlers[call.verb](call.given, normalizeHostname(call.hostname));
       return ExitCode.Ok;
     }
-    const [
-      { CommanderError },
-      { buildProgram, commandOptionsAfterCommand },
-      { humanHandlers },
-      { execHandler },
-    ] = await Promise.all([
+    const [{ CommanderError }, { runProgram }] = await Promise.all([
       import("commander"),
       import("./program.ts"),
-      import("./human-commands.ts"),
-      import("./exec-command.ts"),
     ]);
     isCommanderError = (error): error is { code: string } => error instanceof CommanderError;
     // The commands for people read tokens in many ways (import, exec, doctor's files):
     // protected from the start.
     await beforeSecret();
-    const program = buildProgram(io, deps.version, {
-      ...humanHandlers(io, deps.version, openStore, deps.httpsGet),
-      ...execHandler(io, openStore, deps.runCommand, ended),
-      ...verbHandlers,
-    });
-    await program.parseAsync(commandOptionsAfterCommand(argv), { from: "user" });
+    const { version, httpsGet, runCommand } = deps;
+    await runProgram(
+      io,
+      {
+        version,
+        openStore,
+        ended,
+        ...(httpsGet && { httpsGet }),
+        ...(runCommand && { runCommand }),
+      },
+      verbHandlers,
+      argv,
+    );
     return ended.code ?? ExitCode.Ok;
   } catch (error) {
     // A store call that failed before reading (bad hostname, bad option) still drains
@@ -184,15 +184,10 @@ function report(
     return error.exitCode;
   }
   if (isCommanderError(error)) {
-    // Commander has already written its message (or the help/version text).
-    // `help` exits through "commander.help", `--help` through "helpDisplayed". The former's
-    // exitCode copies process.exitCode, which is not ours to read: every command here has
-    // an action, so commander never shows help as an error.
-    const shownOnRequest =
-      error.code === "commander.helpDisplayed" ||
-      error.code === "commander.version" ||
-      error.code === "commander.help";
-    return shownOnRequest ? ExitCode.Ok : ExitCode.Usage;
+    // Only help and version get here, once commander has written them (usage errors are
+    // CliErrors: see usageError). `help` exits through "commander.help", whose exitCode
+    // copies process.exitCode, which is not ours to read.
+    return ExitCode.Ok;
   }
   const system = systemErrorMessage(error);
   if (system !== undefined) {

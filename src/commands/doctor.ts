@@ -1,29 +1,33 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import type { GlobalOptions } from "./options.ts";
-import { normalizeHostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import { PROBE_TIMEOUT_SECONDS, type ProbeResult } from "../stores/store-description.ts";
 import { DEFAULT_BACKEND, storeFor, storesHere, storeTitle } from "../stores/registry.ts";
 import { deadlineIn, timeoutGiven, timeoutSeconds, type Deadline } from "../system/deadline.ts";
-import { findCredentialsHelpers } from "../terraform/cli-config.ts";
-import { credentialsBlocksIn } from "../terraform/config-dir.ts";
 import { fixFor, renderFix } from "../fixes.ts";
 import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
-import { parseCredentialsFile } from "../terraform/credentials-file.ts";
-import { HELPER_BLOCK_NAME, locationsOf, openTofuTakeover } from "./install.ts";
+import {
+  describeSends,
+  shadowsOf,
+  whereIs,
+  type TerraformView,
+  type Tool,
+} from "../terraform/view.ts";
+import { openTofuTakeover } from "./install.ts";
+import { HELPER_BLOCK_NAME, locationsOf } from "./cli-config-edits.ts";
 import type { Machine } from "../system/io.ts";
 import { exposuresOf } from "./writable-by-others.ts";
 import { installedBlock } from "./installed-block.ts";
 import { readTextIfExists } from "../system/files.ts";
 import { printable } from "../system/quote.ts";
-import { otherHelperFiles, readConfigDirFiles, type ConfigDirFile } from "./config-dir-files.ts";
+import { viewsOf } from "./read-view.ts";
 import { captureCommand } from "../system/run-command.ts";
 import { commandLine, profileVariable, withVariable } from "./command-line.ts";
 import { helperCommand, linksTo } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
 import { DEFAULT_SERVICE, optionsOfArgs } from "./options.ts";
-import { checkStoredTokens, shadowingSources, type TokenCheckOptions } from "./token-check.ts";
+import { checkStoredTokens, type TokenCheckOptions } from "./token-check.ts";
 
 export interface Check {
   readonly status: "ok" | "warn" | "fail";
@@ -49,13 +53,8 @@ export async function runDoctor(
   const locations = locationsOf(io);
   const checks: Check[] = [];
 
-  // Read once: the config, install and shadow checks all look into these files.
-  const configFiles = new Map(
-    [locations.terraformConfigFile, locations.tofuConfigFile].map((file) => [
-      file,
-      readTextIfExists(file),
-    ]),
-  );
+  // Read once: the config, install and shadow checks all look at what Terraform reads.
+  const views = viewsOf(io);
   // A block already in place keeps its args: install with other args would be refused, and
   // --force would drop them (a profile's --service).
   const blockArgs = installedBlock(io)?.args;
@@ -82,39 +81,22 @@ export async function runDoctor(
   const switchTo = (backend: GlobalOptions["backend"]) =>
     inProfile([executable, ...withBackend(helperArgs, backend), "install", "--force"]);
   // terraform stacks finds a host only in credentials.tfrc.json or a variable.
-  const namedInFiles = new Set<string>(
-    locations.credentialsFiles.flatMap((file) => {
-      const text = readTextIfExists(file);
-      try {
-        return text === undefined
-          ? []
-          : parseCredentialsFile(text, file).hosts.flatMap(({ name }) => {
-              try {
-                return [normalizeHostname(name)];
-              } catch {
-                return [];
-              }
-            });
-      } catch {
-        return []; // Reported by the shadow check.
-      }
-    }),
-  );
   const stacksNote = (hosts: readonly string[]) =>
-    hosts
-      .filter((host) => !namedInFiles.has(host))
-      .map((host) => stacksHostnameNote(host, io.env))
-      .find((line) => line !== undefined);
+    stacksHostnameNote(
+      hosts.filter((host) => !namedInCredentialsFile(views.Terraform, host)),
+      io.env,
+    );
   // Opened once, by the store check when the probe allows it; the token check reuses it.
   let opened: Promise<CredentialStore> | undefined;
   const openOnce = () => (opened ??= Promise.resolve(deadline).then(openStore));
   checks.unshift(...(await storeChecks(io, options, deadline, openOnce, switchTo, stacksNote)));
 
-  for (const [file, text] of configFiles) {
+  for (const { view, tools } of mainFiles(views)) {
+    const file = view.mainFile;
     // install leaves ~/.terraformrc uncreated while OpenTofu reads its own XDG tofurc (its
     // existence would hide that file from OpenTofu): not a failure, the choice it made.
     if (
-      text === undefined &&
+      view.files.length === 0 &&
       file === locations.terraformConfigFile &&
       openTofuTakeover(io, locations)
     ) {
@@ -126,52 +108,27 @@ export async function runDoctor(
       });
       continue;
     }
-    const tools = [
-      file === locations.terraformConfigFile ? "Terraform" : undefined,
-      file === locations.tofuConfigFile ? "OpenTofu" : undefined,
-    ].filter(Boolean);
     checks.push(
-      configCheck(file, text, tools.join(" and "), helperArgs, runnable, (args, ...words) =>
+      configCheck(view, tools.join(" and "), helperArgs, runnable, (args, ...words) =>
         inProfile([executable, ...args, ...words]),
       ),
     );
   }
 
-  // ~/.terraform.d/*.tfrc(.json): merged into the CLI config, credentials.tfrc.json aside
-  // (the shadow check reads that one).
-  const dirFiles = readConfigDirFiles(locations).filter(
-    ({ file }) => !locations.credentialsFiles.includes(file),
-  );
-  const dirCheck = configDirCheck(dirFiles);
+  // ~/.terraform.d/*.tfrc(.json): merged into the CLI config; a second helper there breaks it.
+  const dirCheck = configDirCheck(views.Terraform);
   if (dirCheck !== undefined) checks.push(dirCheck);
 
-  if (locations.configFileFromEnv)
-    checks.push(configFromEnvCheck(io, locations.terraformConfigFile));
+  if (views.Terraform.override !== undefined) checks.push(configFromEnvCheck(views));
   else {
     const hidden = hiddenTofurcCheck(io, locations.tofuConfigFile);
     if (hidden) checks.push(hidden);
   }
-  const blockSources = new Map<string, string | readonly string[] | undefined>([
-    ...configFiles,
-    ...dirFiles.flatMap(({ file, ...content }) =>
-      content.error === undefined ? [[file, content.credentialsHosts] as const] : [],
-    ),
-  ]);
-  checks.push(
-    shadowCheck(
-      io.env,
-      locations.credentialsFiles,
-      new Map([
-        ...configFiles,
-        ...dirFiles.flatMap(({ file, error }) =>
-          error === undefined ? [[file, readTextIfExists(file)] as const] : [],
-        ),
-      ]),
-      runnable(),
-    ),
-  );
+  checks.push(shadowCheck(views, runnable()));
   if (tokens === undefined) return checks;
-  const shadows = shadowingSources(io.env, locations.credentialsFiles, blockSources);
+  const shadows = new Map(
+    shadowsOf(views).map(({ host, sends }) => [host, printable(describeSends(sends))]),
+  );
   const context = {
     ...io,
     shadows,
@@ -324,43 +281,66 @@ async function installationCheck(
   };
 }
 
+/** Each main CLI config file once, with the view of the first tool that reads it. */
+function mainFiles(
+  views: Readonly<Record<Tool, TerraformView>>,
+): Array<{ view: TerraformView; tools: Tool[] }> {
+  const { Terraform, OpenTofu } = views;
+  return Terraform.mainFile === OpenTofu.mainFile
+    ? [{ view: Terraform, tools: ["Terraform", "OpenTofu"] }]
+    : [
+        { view: Terraform, tools: ["Terraform"] },
+        { view: OpenTofu, tools: ["OpenTofu"] },
+      ];
+}
+
+/** Whether credentials.tfrc.json, as the view reads it, names `host`. */
+function namedInCredentialsFile(view: TerraformView, host: string): boolean {
+  return view.files.some(
+    ({ file, entries }) =>
+      path.basename(file) === "credentials.tfrc.json" &&
+      entries.some((entry) => entry.host === host),
+  );
+}
+
+/** Whether the CLI config the view merges runs our helper, and with which args. */
 function configCheck(
-  file: string,
-  text: string | undefined,
+  view: TerraformView,
   tools: string,
   helperArgs: readonly string[],
   runnable: (...words: string[]) => string,
   runnableWith: (args: readonly string[], ...words: string[]) => string,
 ): Check {
+  const file = view.mainFile;
   const block = renderCredentialsHelper(HELPER_BLOCK_NAME, helperArgs)
     .trimEnd()
     .replace(/\n\s*/g, " ");
   const fix = `run "${runnable("install")}", or add: ${block}`;
-  if (text === undefined) {
-    return {
-      status: "fail",
-      title: `CLI config ${file} (${tools}) does not exist`,
-      details: [],
-      fix,
-    };
-  }
-  let helpers;
-  try {
-    helpers = findCredentialsHelpers(text);
-  } catch (error) {
+  const main = view.files.find(({ role }) => role === "main");
+  if (main?.error !== undefined) {
     return {
       status: "fail",
       title: `CLI config ${file} (${tools}) cannot be read`,
-      details: [(error as Error).message],
+      details: [main.error],
     };
   }
-  const ours = helpers.find((helper) => helper.name === HELPER_BLOCK_NAME);
+  const ours = view.helpers.find((helper) => helper.name === HELPER_BLOCK_NAME);
   if (ours === undefined) {
-    const other = helpers[0];
+    const other = view.helpers[0];
+    if (main === undefined && other === undefined) {
+      return {
+        status: "fail",
+        title: `CLI config ${file} (${tools}) does not exist`,
+        details: [],
+        fix,
+      };
+    }
     return {
       status: "fail",
       title: `CLI config ${file} (${tools}) has no credentials_helper "${HELPER_BLOCK_NAME}" block`,
-      details: other ? [`it names the helper "${other.name}" instead`] : [],
+      details: other
+        ? [`${whereIs(other)} names the helper "${printable(other.name)}" instead`]
+        : [],
       fix: other ? `run "${runnable("install", "--force")}"` : fix,
     };
   }
@@ -372,10 +352,11 @@ function configCheck(
       ? words.join("\0")
       : `${options.backend ?? DEFAULT_BACKEND}\0${options.service ?? DEFAULT_SERVICE}`;
   };
-  if (selects(args) !== selects(helperArgs)) {
+  const where = ours.file === file ? "" : ` (from ${ours.file}, which it merges)`;
+  if (ours.args === undefined || selects(args) !== selects(helperArgs)) {
     return {
       status: "warn",
-      title: `CLI config ${file} (${tools}) runs the helper with args ${JSON.stringify(args)}`,
+      title: `CLI config ${file} (${tools}) runs the helper with args ${ours.args === undefined ? "this tool cannot read" : JSON.stringify(args)}${where}`,
       details: [
         `this check ran with ${JSON.stringify(helperArgs)}: Terraform sees a different set of entries`,
       ],
@@ -384,7 +365,7 @@ function configCheck(
   }
   return {
     status: "ok",
-    title: `CLI config ${file} (${tools}) has the credentials_helper block`,
+    title: `CLI config ${file} (${tools}) has the credentials_helper block${where}`,
     details: [],
   };
 }
@@ -394,19 +375,13 @@ function configCheck(
  * set-up that points TF_CLI_CONFIG_FILE at ~/.terraformrc itself is common and correct, so
  * only the default files other than the chosen one are named as unread.
  */
-function configFromEnvCheck(io: Machine, chosen: string): Check {
-  const { TF_CLI_CONFIG_FILE: _chosen, TERRAFORM_CONFIG: _legacy, ...env } = io.env;
-  const defaults = locationsOf({ ...io, env });
-  const unread = [...new Set([defaults.terraformConfigFile, defaults.tofuConfigFile])].filter(
-    (file) => file !== chosen,
-  );
+function configFromEnvCheck(views: Readonly<Record<Tool, TerraformView>>): Check {
+  const view = views.Terraform;
+  const unread = [...new Set([...view.unread, ...views.OpenTofu.unread])];
   return {
     status: "ok",
-    title: `TF_CLI_CONFIG_FILE is set: ${chosen} is the CLI config file Terraform and OpenTofu read`,
-    details: [
-      ...unread.map((file) => `${file} is not read while it is set`),
-      "credentials.tfrc.json is not read either, so its tokens do not shadow the helper",
-    ],
+    title: `${view.override ?? "TF_CLI_CONFIG_FILE"} is set: ${view.mainFile} is the CLI config file Terraform and OpenTofu read`,
+    details: unread.map((file) => printable(`${file} is not read while it is set`)),
   };
 }
 
@@ -428,19 +403,20 @@ function hiddenTofurcCheck(io: Machine, tofuConfigFile: string): Check | undefin
 }
 
 /**
- * The files Terraform merges from its config directory: one that sets another
- * credentials_helper makes Terraform refuse the whole CLI config. Nothing to say when there
- * are none.
+ * The files Terraform merges after its main one: one that sets another credentials_helper
+ * makes Terraform's CLI config invalid, and it then runs either helper. Nothing to say when
+ * there are none.
  */
-function configDirCheck(files: readonly ConfigDirFile[]): Check | undefined {
-  if (files.length === 0) return undefined;
-  const unreadable = files.flatMap((entry) => (entry.error === undefined ? [] : [entry.error]));
-  const others = otherHelperFiles(files, HELPER_BLOCK_NAME);
+function configDirCheck(view: TerraformView): Check | undefined {
+  const dropIns = view.files.filter(({ role }) => role === "drop-in");
+  if (dropIns.length === 0) return undefined;
+  const unreadable = dropIns.flatMap(({ error }) => (error === undefined ? [] : [error]));
+  const others = view.helpers.filter(({ name }) => name !== HELPER_BLOCK_NAME);
   const [other] = others;
-  if (other !== undefined) {
+  if (other !== undefined && view.helpers.length > 1) {
     return {
       status: "fail",
-      title: `${other.file} sets credentials_helper "${printable(other.name)}" as well: Terraform refuses a CLI config with two ("No more than one credentials_helper block may be specified") and runs no helper`,
+      title: `${other.file} sets credentials_helper "${printable(other.name)}" as well: Terraform refuses a CLI config with two ("No more than one credentials_helper block may be specified") and runs either`,
       details: [
         ...others.slice(1).map(({ file, name }) => `${file} sets "${printable(name)}" too`),
         ...unreadable,
@@ -450,65 +426,40 @@ function configDirCheck(files: readonly ConfigDirFile[]): Check | undefined {
   }
   return {
     status: unreadable.length > 0 ? "warn" : "ok",
-    title: `Terraform also reads ${files.map(({ file }) => file).join(", ")}: no other credentials_helper there`,
+    title: `Terraform also reads ${dropIns.map(({ file }) => file).join(", ")}`,
     details: unreadable,
   };
 }
 
 /**
- * Hosts whose token comes from somewhere that wins over the helper (Terraform ≥ 1.2). The
- * fix says per cause what to run, in an order that never loses a token: `import` first
- * (it removes a host from its file only once it is stored), then blocks import cannot move,
- * by hand, and the variables last.
+ * Hosts whose credentials come from somewhere that wins over the helper (Terraform ≥ 1.2),
+ * one line each from the view, with every other place that names the host. The fix says per
+ * cause what to run, in an order that never loses a token: `import` first (it removes a host
+ * from its files only once it is stored), then entries import cannot move, by hand, and the
+ * variables last.
  */
-function shadowCheck(
-  env: Readonly<Record<string, string | undefined>>,
-  credentialsFiles: readonly string[],
-  configFiles: ReadonlyMap<string, string | undefined>,
-  helper: string,
-): Check {
+function shadowCheck(views: Readonly<Record<Tool, TerraformView>>, helper: string): Check {
+  const shadows = shadowsOf(views);
   const details: string[] = [];
   const variables: string[] = [];
   let importable = false;
   let byHand = false;
-  for (const name of Object.keys(env)) {
-    // An empty value still counts: Terraform sends the empty token rather than ask the helper.
-    if (!name.startsWith("TF_TOKEN_") || env[name] === undefined) continue;
-    variables.push(name);
-    details.push(
-      `${printable(hostOfTokenVariable(name))}: the variable ${printable(name)} wins over the helper`,
-    );
+  for (const { host, sends, tools, entries } of shadows) {
+    if (sends.from === "variable") variables.push(sends.name);
+    else if (sends.from === "file") importable = true;
+    else byHand = true;
+    const named =
+      sends.from === "file" || sends.from === "nothing"
+        ? [sends.entry]
+        : sends.from === "unknown"
+          ? sends.entries
+          : [];
+    const others = entries.filter((entry) => !named.includes(entry));
+    const also = others.length === 0 ? "" : `; also named in ${others.map(whereIs).join(", ")}`;
+    const only = tools.length === 1 ? ` (for ${tools.join("")} only)` : "";
+    details.push(printable(`${host}: ${describeSends(sends)} wins over the helper${only}${also}`));
   }
-  const fromEnv = env.TF_CLI_CONFIG_FILE !== undefined && env.TF_CLI_CONFIG_FILE !== "";
-  for (const file of credentialsFiles) {
-    const text = readTextIfExists(file);
-    if (text === undefined) continue;
-    try {
-      for (const { name } of parseCredentialsFile(text, file).hosts) {
-        importable = true;
-        details.push(
-          `${printable(name)}: ${file} holds a plaintext token that wins over the helper${fromEnv ? " (only where TF_CLI_CONFIG_FILE is not set)" : ""}`,
-        );
-      }
-    } catch (error) {
-      details.push((error as Error).message);
-    }
-  }
-  for (const [file, text] of configFiles) {
-    if (text === undefined) continue;
-    try {
-      for (const { host, token } of credentialsBlocksIn(file, text)) {
-        if (token === undefined) byHand = true;
-        else importable = true;
-        details.push(
-          `${printable(host)}: a credentials block in ${file} wins over the helper${token === undefined ? " (import cannot move it)" : ""}`,
-        );
-      }
-    } catch {
-      // Reported by the config check.
-    }
-  }
-  const values = { HELPER: helper, VARIABLES: variables.map(printable).join(" ") };
+  const values = { HELPER: helper, VARIABLES: [...new Set(variables)].map(printable).join(" ") };
   const fixes = [
     ...(importable ? [renderFix(fixFor("credentials-in-files", values))] : []),
     ...(byHand ? [fixFor("credentials-by-hand", values).effect] : []),
@@ -537,20 +488,6 @@ function withBackend(args: readonly string[], backend: GlobalOptions["backend"])
     else if (!arg.startsWith("--backend=")) rest.push(arg);
   }
   return ["--backend", backend, ...rest];
-}
-
-/** `TF_TOKEN_app_terraform_io` names `app.terraform.io`: "__" stands for "-", "_" for ".". */
-function hostOfTokenVariable(name: string): string {
-  const raw = name
-    .slice("TF_TOKEN_".length)
-    .replace(/__/g, "\0")
-    .replace(/_/g, ".")
-    .replace(/\0/g, "-");
-  try {
-    return normalizeHostname(raw);
-  } catch {
-    return raw;
-  }
 }
 
 function helperFilesIn(dir: string): string[] {

@@ -1,7 +1,75 @@
 import { tokenOf } from "../protocol/credentials-object.ts";
-import { CliError } from "../errors.ts";
+import { CliError, ExitCode } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
+import { quote } from "../system/quote.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
+import { execEnvironment } from "../terraform/token-variables.ts";
+import type { CommandOutcome } from "../system/run-command.ts";
+import { signalExitCode } from "../system/signal-forwarding.ts";
+
+/** Runs a command with our standard streams and `env`; supplied by main.ts. */
+export type CommandRunner = (
+  command: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+) => Promise<CommandOutcome>;
+
+/** Exit codes a shell uses for a command it could not run. */
+const NOT_EXECUTABLE = 126;
+const NOT_FOUND = 127;
+
+/** How `exec` ended: the exit code it leaves with, and the line to say when its command could not run. */
+export interface ExecResult {
+  readonly code: number;
+  readonly message?: string;
+}
+
+/**
+ * `exec`: reads the tokens (of `hosts` and `tfe` when given, else of every stored host),
+ * builds the command's environment and runs it. The store is opened only once the command
+ * is known to be there. Its exit code is the command's, or a
+ * shell's for a command that could not run. `unusable` hears at once of a stored host
+ * left out (see storedTokens), before the command runs.
+ */
+export async function exec(
+  env: Readonly<Record<string, string | undefined>>,
+  openStore: () => CredentialStore | Promise<CredentialStore>,
+  { hosts, tfe }: { readonly hosts: readonly Hostname[]; readonly tfe: Hostname | undefined },
+  [command, ...args]: readonly string[],
+  runCommand: CommandRunner,
+  unusable: (host: Hostname) => void,
+): Promise<ExecResult> {
+  if (command === undefined || command === "") {
+    throw new CliError('exec: the command after "--" is empty', ExitCode.Usage);
+  }
+  const only: Hostname[] | undefined =
+    hosts.length > 0 ? [...new Set([...hosts, ...(tfe === undefined ? [] : [tfe])])] : undefined;
+  const tokens = await storedTokens(await openStore(), only, unusable);
+  if (tfe !== undefined && !tokens.has(tfe)) {
+    throw new CliError(`no token stored for ${tfe}: run "terraform login ${tfe}" first`);
+  }
+  const outcome = await runCommand(command, args, execEnvironment(env, tokens, tfe));
+  switch (outcome.kind) {
+    case "exited":
+      return { code: outcome.code };
+    case "signalled":
+      return { code: signalExitCode(outcome.signal) };
+    case "not-found":
+      return { code: NOT_FOUND, message: `exec: command not found: ${quote(command)}` };
+    case "not-executable":
+      return { code: NOT_EXECUTABLE, message: `exec: permission denied: ${quote(command)}` };
+    case "too-big":
+      return {
+        code: NOT_EXECUTABLE,
+        message: `exec: could not start ${quote(command)}: its arguments and environment are larger than the system allows (E2BIG); pass fewer tokens with --host`,
+      };
+    case "not-started":
+      return {
+        code: NOT_EXECUTABLE,
+        message: `exec: could not start ${quote(command)} (${outcome.code})`,
+      };
+  }
+}
 
 /**
  * The token of every stored host whose object has a string `token`, or of `only` those

@@ -1,38 +1,53 @@
-import { lstatSync, readdirSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { CliError } from "../errors.ts";
-import { normalizeHostname } from "../protocol/hostname.ts";
+import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
 import { parseStorableObject } from "../protocol/credentials-object.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import { credentialsFileWithout, parseCredentialsFile } from "../terraform/credentials-file.ts";
-import type { TerraformLocations } from "../terraform/locations.ts";
+import { findCredentialsBlockItems, removeCredentialsBlocks } from "../terraform/cli-config.ts";
 import {
-  findCredentialsBlockItems,
-  removeCredentialsBlocks,
-  type CredentialsBlock,
-} from "../terraform/cli-config.ts";
-import { configDirFileNames, credentialsBlocksIn } from "../terraform/config-dir.ts";
+  whereIs,
+  type CredentialsEntry,
+  type FilesGive,
+  type TerraformView,
+  type Tool,
+} from "../terraform/view.ts";
 import { fixFor } from "../fixes.ts";
-import { modeIfExists, readTextIfExists, removeFile, stageFile } from "../system/files.ts";
+import type { Machine } from "../system/io.ts";
+import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
+import { refuseRootInOthersHome } from "./cli-config-edits.ts";
+import { viewsOf } from "./read-view.ts";
+import {
+  modeIfExists,
+  readTextIfExists,
+  removeFile,
+  rewriteInPlace,
+  stageFile,
+} from "../system/files.ts";
 
 const EMPTY_FILE = '{\n  "credentials": {}\n}\n';
 
 interface ImportOptions {
   /** Copy only: the files are not touched. */
   readonly keep?: boolean;
-  /** Replace credentials the store already holds for a host with the file's. */
+  /**
+   * Replace credentials the store already holds for a host with the file's, and drop
+   * copies of a host that hold another token than the one Terraform sends.
+   */
   readonly force?: boolean;
   /** Decide everything, store and change nothing. */
   readonly dryRun?: boolean;
 }
 
-interface ImportedHost {
+export interface ImportedHost {
+  /** Where the token Terraform sends comes from (or the entry that keeps the host). */
   readonly file: string;
   readonly host: string;
   /**
-   * moved/copied: in the store now (copied: the file keeps it too); replaced: moved over
-   * different credentials the store held (with force); kept: left in the file because the
-   * store holds different credentials; failed: left in the file, with `reason`.
+   * moved/copied: in the store now (copied: the files keep it too); replaced: moved over
+   * different credentials the store held (with force); kept: left in the files because the
+   * store holds different credentials; failed: left in the files, with `reason`.
    */
   readonly outcome: "moved" | "copied" | "replaced" | "kept" | "failed";
   /** Why it was kept or failed; never holds a token. */
@@ -55,279 +70,385 @@ interface ImportReport {
   readonly lastCredentialsFileHosts: readonly string[];
 }
 
-const KEPT_REASON =
-  "the store already holds different credentials for it (perhaps newer, from a login): left in the file; --force replaces them with the file's";
+/** What `import` did, for cli/ to report. */
+export interface ImportResult {
+  readonly report: ImportReport;
+  /** The CLI config files Terraform and OpenTofu read, that it looked into. */
+  readonly filesRead: readonly string[];
+  /** What `terraform stacks` now misses, when import moved its host (see stacksHostnameNote). */
+  readonly stacksNote?: string;
+}
 
-/**
- * `import`: moves every host of each `credentials.tfrc.json`, then of each `credentials`
- * block in the CLI config files Terraform and OpenTofu read, into `store`. Each object is
- * stored, read back and compared before its host leaves the file; a host that fails stays.
- * A file is then rewritten atomically with its permissions (a credentials.tfrc.json is
- * removed when nothing is left in it); with `keep` it is not touched. A credentials block
- * import cannot move (JSON syntax, anything but one plain string token) is reported as
- * failed and left alone. When the store cannot be reached at all every file is left exactly
- * as it was and the error is thrown. A CLI config file the scanner cannot read is left
- * alone (doctor reports it).
- */
-export async function importCredentials(
-  store: CredentialStore,
-  locations: TerraformLocations,
-  options: ImportOptions = {},
-): Promise<ImportReport> {
-  const configFiles = readCliConfigFiles(locations);
-  const mover = new Mover(store, options);
-  const fromCredentialsFiles: string[] = [];
-  let hostsLeft = false;
-  for (const file of locations.credentialsFiles) {
-    const text = readTextIfExists(file);
-    if (text === undefined) continue;
-    const parsed = parseCredentialsFile(text, file);
-    const reported = mover.hosts.length;
-    const moved = await mover.move(
-      file,
-      parsed.hosts.map(({ name, object }) => ({
-        name,
-        read: () => parseStorableObject(object, `the credentials for ${name} in ${file}`),
-      })),
-    );
-    hostsLeft ||= mover.hosts
-      .slice(reported)
-      .some(({ outcome }) => outcome !== "moved" && outcome !== "replaced");
-    if (moved.size === 0) continue;
-    fromCredentialsFiles.push(...moved.keys());
-    const change = rewriteWithout(file, options.dryRun === true, EMPTY_FILE, (now) => {
-      const current = now === parsed.text ? parsed : parseCredentialsFile(now, file);
-      const removed = new Set<number>();
-      for (const [index, { name, object }] of current.hosts.entries()) {
-        if (sameMoved(name, () => parseStorableObject(object, name), moved)) removed.add(index);
-      }
-      return removed.size === 0 ? null : credentialsFileWithout(current, removed);
-    });
-    if (change !== undefined) mover.files.push({ file, change });
-  }
-  for (const { file, text, blocks } of configFiles) {
-    const moved = await mover.move(
-      file,
-      blocks.map(({ host, token }) => ({
-        name: host,
-        read: () => {
-          if (token === undefined) throw new CliError(BY_HAND);
-          return parseStorableObject(JSON.stringify({ token }), `the credentials for ${host}`);
-        },
-      })),
-    );
-    if (moved.size === 0) continue;
-    const change = rewriteWithout(file, options.dryRun === true, "", (now) => {
-      const current = now === text ? blocks : findCredentialsBlockItems(now);
-      const removed = current.filter(
-        ({ host, token }) =>
-          token !== undefined && sameMoved(host, () => tokenObject(token), moved),
-      );
-      return removed.length === 0 ? null : removeCredentialsBlocks(now, removed);
-    });
-    if (change !== undefined) mover.files.push({ file, change });
-  }
+/** `import` on this machine: the files its Terraform and OpenTofu read, into the store `openStore` gives. */
+export async function importTokens(
+  machine: Machine,
+  openStore: () => CredentialStore | Promise<CredentialStore>,
+  options: ImportOptions,
+): Promise<ImportResult> {
+  refuseRootInOthersHome(machine);
+  const views = viewsOf(machine);
+  const report = await importCredentials(await openStore(), views, options);
+  const stacksNote = stacksHostnameNote(report.lastCredentialsFileHosts, machine.env);
+  const filesRead = [...views.Terraform.files, ...views.OpenTofu.files].map(({ file }) => file);
   return {
-    hosts: mover.hosts,
-    files: mover.files,
-    lastCredentialsFileHosts: hostsLeft ? [] : fromCredentialsFiles,
+    report,
+    filesRead: [...new Set(filesRead)],
+    ...(stacksNote !== undefined && { stacksNote }),
   };
 }
 
-const BY_HAND = `import does not edit this credentials block (JSON syntax, or values other than one plain string token); ${fixFor("credentials-by-hand").effect}`;
-
-function tokenObject(token: string): string {
-  return parseStorableObject(JSON.stringify({ token }), "a credentials block");
+/** Whether an import left a host behind: then it exits non-zero, after its summary. */
+export function leftBehind(report: ImportReport): number {
+  return report.hosts.filter(({ outcome }) => outcome === "failed" || outcome === "kept").length;
 }
 
-interface ConfigFileBlocks {
-  readonly file: string;
-  readonly text: string;
-  readonly blocks: readonly CredentialsBlock[];
-}
+const KEPT_REASON =
+  "the store already holds different credentials for it (perhaps newer, from a login): left in the files; --force replaces them with the files'";
 
-/**
- * Every CLI config file Terraform and OpenTofu read that has credentials blocks: the main
- * ones, then `*.tfrc` and `*.tfrc.json` of the config directories (credentials.tfrc.json
- * aside), with their blocks (see `credentialsBlocksIn`).
- */
-function readCliConfigFiles(locations: TerraformLocations): ConfigFileBlocks[] {
-  const dirFiles = locations.configDirs.flatMap((dir) => {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return [];
-    }
-    return configDirFileNames(names).map((name) => path.join(dir, name));
-  });
-  const files = [
-    ...new Set([locations.terraformConfigFile, locations.tofuConfigFile, ...dirFiles]),
-  ].filter((file) => !locations.credentialsFiles.includes(file));
-  return files.flatMap((file) => {
-    const text = readTextIfExists(file);
-    if (text === undefined) return [];
-    let blocks: CredentialsBlock[];
-    try {
-      blocks = credentialsBlocksIn(file, text);
-    } catch (error) {
-      // A file the scanner cannot read is doctor's to report; its blocks stay where they are.
-      if (error instanceof CliError) return [];
-      throw error;
-    }
-    return blocks.length === 0 ? [] : [{ file, text, blocks }];
-  });
-}
+const BY_HAND = `import cannot tell what Terraform reads from this entry (values other than plain strings, or a nested block); ${fixFor("credentials-by-hand").effect}`;
 
-/** One host found in a file: its name as written, and its object as the store keeps it. */
-interface Candidate {
-  readonly name: string;
-  /** The object to store; throws a `CliError` saying why it cannot be. */
-  readonly read: () => string;
+/** A host to move: what Terraform sends, and every entry that must go for the helper to be asked. */
+interface Move {
+  readonly host: Hostname;
+  readonly object: string;
+  readonly token: string;
+  readonly from: CredentialsEntry;
+  readonly entries: readonly CredentialsEntry[];
 }
 
 /**
- * Stores hosts and reports each, across files. Two spellings of one host
- * (App.Example.COM, app.example.com), or one host given twice, reach one entry: it moves
- * only when every occurrence holds the same object, else a token would be lost.
+ * `import`, by the view of `views`: for each host a `credentials` entry names in a file
+ * Terraform (or OpenTofu) reads, stores the object Terraform sends (the merged `credentials`
+ * object, as `terraform/view.ts` works it out), reads it back, and only then removes every
+ * entry for that host from those files (a tokenless one included), so that Terraform asks
+ * the helper and gets the same token. A host is refused, and its entries left alone, when
+ * moving it would change what Terraform sends or drop a token silently: an entry with
+ * another token (unless `force`), a misspelled `TOKEN`, an entry this tool cannot read,
+ * spellings of the host that Terraform picks from at random, or a tokenless object (nothing
+ * to move). A file with more than one hard link is rewritten in place, so that no link
+ * keeps a moved token; a symlinked file is edited in its target. When the store cannot be
+ * reached at all, every file is left as it was and the error is thrown.
  */
-class Mover {
-  readonly hosts: ImportedHost[] = [];
-  readonly files: ImportedFile[] = [];
-  readonly #imported = new Map<string, string>();
-  #storeReached = false;
-  readonly #store: CredentialStore;
-  readonly #options: ImportOptions;
-
-  constructor(store: CredentialStore, options: ImportOptions) {
-    this.#store = store;
-    this.#options = options;
+export async function importCredentials(
+  store: CredentialStore,
+  views: Readonly<Record<Tool, TerraformView>>,
+  options: ImportOptions = {},
+): Promise<ImportReport> {
+  refuseUnreadable(views);
+  const hosts: ImportedHost[] = [];
+  const stored = await storeAll(store, decide(views, options.force === true), options, hosts);
+  const files: ImportedFile[] = [];
+  const emptied: string[] = [];
+  if (options.keep !== true && stored.length > 0) {
+    for (const [file, entries] of byFile(stored)) {
+      const change = removeEntries(file, entries, stored, options);
+      if (change === undefined) continue;
+      files.push({ file, change: change.change });
+      if (path.basename(file) === "credentials.tfrc.json" && change.empty) emptied.push(file);
+    }
   }
+  return { hosts, files, lastCredentialsFileHosts: hostsOnlyIn(emptied, stored) };
+}
 
-  /** Stores `candidates` of `file`; the hosts (normalized) that may leave it, with their objects. */
-  async move(file: string, found: readonly Candidate[]): Promise<Map<string, string>> {
-    const { force, keep, dryRun } = this.#options;
-    const objectsByHost = new Map<string, Set<string>>();
-    const candidates = found.map(({ name, read }) => {
-      try {
-        const host = normalizeHostname(name);
-        const stored = read();
-        objectsByHost.set(host, (objectsByHost.get(host) ?? new Set()).add(stored));
-        return { name, host, stored };
-      } catch (error) {
-        if (!(error instanceof CliError)) throw error;
-        return { name, failure: error.message };
+/**
+ * A credentials file import cannot read (not JSON, not UTF-8, not a file) may hold tokens
+ * that win over the helper: nothing moves until it is fixed. A native-syntax file the
+ * scanner cannot read is doctor's to report; its blocks stay where they are.
+ */
+function refuseUnreadable(views: Readonly<Record<Tool, TerraformView>>): void {
+  for (const { error, syntax, text } of [...views.Terraform.files, ...views.OpenTofu.files]) {
+    if (error !== undefined && (syntax === "json" || text === undefined)) throw new CliError(error);
+  }
+}
+
+/** A host left where it is, and why. */
+interface Refused {
+  readonly host: string;
+  readonly file: string;
+  readonly reason: string;
+  /** The entry the reason names, for the report's order. */
+  readonly at: CredentialsEntry;
+}
+
+/** Per host named in a file: the move, or why it is refused. */
+function decide(
+  views: Readonly<Record<Tool, TerraformView>>,
+  force: boolean,
+): Array<Move | Refused> {
+  // OpenTofu's view counts only where it reads other files than Terraform.
+  const sameFiles =
+    views.OpenTofu.files.map(({ file }) => file).join("\0") ===
+    views.Terraform.files.map(({ file }) => file).join("\0");
+  const list = sameFiles ? [views.Terraform] : [views.Terraform, views.OpenTofu];
+  const invalid = unique(
+    list.flatMap((view) => view.files.flatMap(({ entries }) => entries)),
+  ).flatMap((entry): Refused[] => {
+    if (entry.host !== undefined) return [];
+    let reason = "not a hostname";
+    try {
+      normalizeHostname(entry.label);
+    } catch (error) {
+      reason = (error as Error).message;
+    }
+    return [{ host: entry.label, file: entry.file, reason, at: entry }];
+  });
+  const hosts = [...new Set(list.flatMap((view) => view.hosts.map(({ host }) => host)))];
+  // Reported in the order the entries stand in the files Terraform reads.
+  const files = [...new Set(list.flatMap((view) => view.files.map(({ file }) => file)))];
+  const position = (entry: CredentialsEntry) =>
+    files.indexOf(entry.file) * 1e9 +
+    (entry.place.syntax === "json" ? entry.place.index : entry.place.start);
+  const order = (decision: Move | Refused) =>
+    position("at" in decision ? decision.at : decision.from);
+  const decisions: Array<Move | Refused> = [
+    ...hosts.flatMap((host): Array<Move | Refused> => {
+      const seen = list.flatMap((view) => {
+        const entry = view.hosts.find((candidate) => candidate.host === host);
+        return entry?.files === undefined ? [] : [{ view, entry, files: entry.files }];
+      });
+      const [first] = seen;
+      if (first === undefined) return []; // Only a variable names it: nothing in a file.
+      const entries = unique(seen.flatMap(({ entry }) => entry.entries));
+      const refuse = (entry: CredentialsEntry, reason: string): Refused[] => [
+        { host: entry.label, file: entry.file, reason: `${reason} (${whereIs(entry)})`, at: entry },
+      ];
+      const gives = seen.map(({ files }) => files);
+      const why = refusal(first.files);
+      if (why !== undefined) return refuse(why.entry, why.reason);
+      const token = (first.files as Extract<FilesGive, { kind: "token" }>).token;
+      const other = gives.find((give) => give.kind !== "token" || give.token !== token);
+      if (other !== undefined) {
+        const at = refusal(other)?.entry ?? (other as { from: CredentialsEntry }).from;
+        return refuse(
+          at,
+          "Terraform and OpenTofu send different credentials for it; make them one",
+        );
       }
-    });
-    const moved = new Map<string, string>();
-    for (const candidate of candidates) {
-      const { name } = candidate;
-      const report = (outcome: ImportedHost["outcome"], reason?: string) =>
-        this.hosts.push({ file, host: name, outcome, ...(reason === undefined ? {} : { reason }) });
-      if (candidate.failure !== undefined) {
-        report("failed", candidate.failure);
-        continue;
+      const misspelled = entries.find((entry) => entry.misspelled.length > 0);
+      if (misspelled !== undefined) return refuse(misspelled, misspelledReason(misspelled));
+      const unreadable = entries.find((entry) => entry.attributes === undefined);
+      if (unreadable !== undefined) return refuse(unreadable, BY_HAND);
+      const differing = entries.find((entry) => {
+        const value = tokenOf(entry);
+        return value !== undefined && value !== token;
+      });
+      if (differing !== undefined && !force) {
+        return refuse(
+          differing,
+          `another copy holds a different token, which Terraform does not send now; moving the one it sends would drop it: delete the copy you do not want, or rerun with --force to drop it`,
+        );
       }
-      const { host, stored } = candidate;
-      if ((objectsByHost.get(host)?.size ?? 0) > 1) {
-        report("failed", `${host} is in the file more than once with different credentials`);
-        continue;
-      }
-      const earlier = this.#imported.get(host);
-      if (earlier !== undefined) {
-        if (earlier !== stored) {
-          report("failed", `${host} was imported from another file with different credentials`);
+      const give = first.files as Extract<FilesGive, { kind: "token" }>;
+      if (give.object === undefined) return refuse(give.from, BY_HAND);
+      return [{ host, object: give.object, token, from: give.from, entries }];
+    }),
+    ...invalid,
+  ];
+  return decisions.sort((a, b) => order(a) - order(b));
+}
+
+/** Why what the files give cannot be moved, and the entry to name; `undefined` for a token. */
+function refusal(give: FilesGive): { entry: CredentialsEntry; reason: string } | undefined {
+  switch (give.kind) {
+    case "token":
+      return undefined;
+    case "unknown":
+      return { entry: give.from, reason: BY_HAND };
+    case "ambiguous": {
+      const [first, ...others] = give.labels;
+      if (first === undefined) throw new Error("an ambiguous host without labels");
+      return {
+        entry: first,
+        reason: `it is spelled ${[first, ...others].map((entry) => `"${entry.label}" (${whereIs(entry)})`).join(" and ")} with different credentials, and Terraform picks one of them at random; keep one`,
+      };
+    }
+    case "no-token":
+      return {
+        entry: give.from,
+        reason:
+          give.from.misspelled.length > 0
+            ? misspelledReason(give.from)
+            : "its credentials hold no token: Terraform sends none for it and does not ask the helper; nothing to move, remove the entry by hand to use the helper",
+      };
+  }
+}
+
+function misspelledReason(entry: CredentialsEntry): string {
+  return `it spells the attribute ${entry.misspelled.map((name) => `"${name}"`).join(" and ")}: Terraform reads only "token" and ignores it, so import leaves it alone; fix the spelling or remove it by hand`;
+}
+
+function tokenOf(entry: CredentialsEntry): string | undefined {
+  return entry.attributes?.find(([name]) => name === "token")?.[1];
+}
+
+function unique(entries: readonly CredentialsEntry[]): CredentialsEntry[] {
+  const seen = new Set<string>();
+  return entries.filter((entry) => {
+    const at = entry.place.syntax === "json" ? entry.place.index : entry.place.start;
+    const key = `${entry.file}\0${at}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Stores each move's object and reads it back, and reports every host in order; the moves
+ * that are in the store now. Until
+ * one call has succeeded, a failing store is unreachable as a whole: then nothing has
+ * moved, and the import fails with every file untouched.
+ */
+async function storeAll(
+  store: CredentialStore,
+  decisions: ReadonlyArray<Move | Refused>,
+  options: ImportOptions,
+  hosts: ImportedHost[],
+): Promise<Move[]> {
+  const { force, keep, dryRun } = options;
+  let reached = false;
+  const done: Move[] = [];
+  for (const move of decisions) {
+    if ("reason" in move) {
+      hosts.push({ file: move.file, host: move.host, outcome: "failed", reason: move.reason });
+      continue;
+    }
+    const report = (outcome: ImportedHost["outcome"], reason?: string) =>
+      hosts.push({
+        file: move.from.file,
+        host: move.from.label,
+        outcome,
+        ...(reason === undefined ? {} : { reason }),
+      });
+    let stored: string;
+    try {
+      stored = parseStorableObject(move.object, `the credentials for ${move.host}`);
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      report("failed", error.message);
+      continue;
+    }
+    let replacing = false;
+    try {
+      const existing = await store.get(move.host);
+      if (existing === stored) reached = true;
+      if (existing !== undefined && existing !== stored) {
+        if (force !== true) {
+          report("kept", KEPT_REASON);
           continue;
         }
-        moved.set(host, stored);
-        report(keep ? "copied" : "moved");
-        continue;
+        replacing = true;
       }
-      // Until one call has succeeded, a failing store is unreachable as a whole: then
-      // nothing has moved, and the import fails with every file untouched.
-      let replacing = false;
-      try {
-        const existing = await this.#store.get(host);
-        if (existing === stored) this.#storeReached = true;
-        if (existing !== undefined && existing !== stored) {
-          if (!force) {
-            report("kept", KEPT_REASON);
-            continue;
-          }
-          replacing = true;
+      if (dryRun !== true && existing !== stored) {
+        await store.store(move.host, stored);
+        reached = true;
+        if ((await store.get(move.host)) !== stored) {
+          throw new CliError("the store returned something else when read back");
         }
-        if (!dryRun && existing !== stored) {
-          await this.#store.store(host, stored);
-          this.#storeReached = true;
-          if ((await this.#store.get(host)) !== stored) {
-            throw new CliError("the store returned something else when read back");
-          }
-        }
-      } catch (error) {
-        if (!this.#storeReached) throw error;
-        if (!(error instanceof CliError)) throw error;
-        report("failed", error.message);
-        continue;
       }
-      this.#imported.set(host, stored);
-      moved.set(host, stored);
-      report(replacing ? "replaced" : keep ? "copied" : "moved");
+    } catch (error) {
+      if (!reached) throw error;
+      if (!(error instanceof CliError)) throw error;
+      report("failed", error.message);
+      continue;
     }
-    return keep ? new Map() : moved;
+    done.push(move);
+    report(replacing ? "replaced" : keep === true ? "copied" : "moved");
   }
+  return done;
+}
+
+function byFile(moves: readonly Move[]): Map<string, CredentialsEntry[]> {
+  const files = new Map<string, CredentialsEntry[]>();
+  for (const move of moves) {
+    for (const entry of move.entries)
+      files.set(entry.file, [...(files.get(entry.file) ?? []), entry]);
+  }
+  return files;
 }
 
 /**
- * Takes the moved hosts out of `file`: `without` gives the text without them, `null` when
- * none of them is in it, or `undefined` when nothing would be left (the file goes). A
- * symlinked file (a dotfile manager's) is edited where it lives: replacing or removing the
- * link would leave the tokens in its target; emptied, it gets `emptyLink`, so that the link
- * still points at a file.
- *
- * The file is read again just before it is replaced: a `terraform login` that wrote to it
- * while the hosts were stored must not be undone. `without` works on the text found then,
- * removing only hosts whose object is exactly the one stored.
+ * Takes the moved hosts' entries out of `file`. The file is read again just before it is
+ * replaced: a `terraform login` that wrote to it meanwhile must not be undone, so only
+ * entries of a moved host that hold its token, or none, leave it (with force, any). A
+ * symlinked file (a dotfile manager's) is edited where it lives; one with more than one
+ * hard link is rewritten in place, so that the other links lose the tokens too.
  */
-function rewriteWithout(
+function removeEntries(
   file: string,
-  dryRun: boolean,
-  emptyLink: string,
-  without: (text: string) => string | undefined | null,
-): ImportedFile["change"] | undefined {
+  planned: readonly CredentialsEntry[],
+  moves: readonly Move[],
+  { dryRun = false, force = false }: ImportOptions,
+): { change: ImportedFile["change"]; empty: boolean } | undefined {
   const isLink = lstatSync(file).isSymbolicLink();
   const target = isLink ? realpathSync(file) : file;
+  const json = planned.some((entry) => entry.place.syntax === "json");
+  const tokens = new Map(moves.map((move) => [move.host as string, move.token]));
+  // By label as the view read it: an entry a login added meanwhile under another label stays.
+  // With force, a copy with another token goes too, when it is still the one planned.
+  const goes = (label: string, token: string | undefined, misspelled: boolean): boolean => {
+    const entry = planned.find((candidate) => candidate.label === label);
+    const moved = entry?.host === undefined ? undefined : tokens.get(entry.host);
+    if (moved === undefined || misspelled) return false;
+    if (token === undefined || token === moved) return true;
+    return (
+      force &&
+      planned.some((candidate) => candidate.label === label && tokenOf(candidate) === token)
+    );
+  };
   for (let attempt = 0; ; attempt++) {
     const text = readTextIfExists(target);
     if (text === undefined) return undefined; // removed meanwhile: nothing of it to keep
-    const result = without(text);
-    if (result === null) return undefined;
-    const rest = result ?? (isLink ? emptyLink : undefined);
-    if (dryRun) return rest === undefined ? "removed" : "rewritten";
+    let rest: string | undefined;
+    let empty: boolean;
+    if (json) {
+      const parsed = parseCredentialsFile(text, file);
+      const removed = new Set<number>();
+      for (const [index, { name, object }] of parsed.hosts.entries()) {
+        const token = (JSON.parse(object) as { token?: unknown }).token;
+        if (goes(name, typeof token === "string" ? token : undefined, false)) removed.add(index);
+      }
+      if (removed.size === 0) return undefined;
+      rest = credentialsFileWithout(parsed, removed);
+      empty = removed.size === parsed.hosts.length;
+    } else {
+      const blocks = findCredentialsBlockItems(text);
+      const removed = blocks.filter(({ host, attributes }) => {
+        const token = attributes?.find(([name]) => name === "token")?.[1];
+        const misspelled =
+          attributes === undefined ||
+          attributes.some(([name]) => name !== "token" && name.toLowerCase() === "token");
+        return goes(host, token, misspelled);
+      });
+      if (removed.length === 0) return undefined;
+      rest = removeCredentialsBlocks(text, removed);
+      empty = removed.length === blocks.length;
+    }
+    const links = statSync(target).nlink;
+    // A link's target or a hard-linked file is emptied, not removed: the other names stay.
+    const content = rest ?? (isLink || links > 1 ? EMPTY_FILE : undefined);
+    const change = content === undefined ? "removed" : "rewritten";
+    if (dryRun) return { change, empty };
+    if (links > 1 && content !== undefined) {
+      if (readTextIfExists(target) !== text && attempt < 5) continue;
+      rewriteInPlace(target, content);
+      return { change, empty };
+    }
     const staged =
-      rest === undefined ? undefined : stageFile(target, rest, modeIfExists(target) ?? 0o600);
+      content === undefined ? undefined : stageFile(target, content, modeIfExists(target) ?? 0o600);
     // The last look before the switch: if it changed while the new text was written, start over.
     if (readTextIfExists(target) !== text && attempt < 5) {
       staged?.discard();
       continue;
     }
-    if (staged === undefined) {
-      removeFile(target);
-      return "removed";
-    }
-    staged.commit();
-    return "rewritten";
+    if (staged === undefined) removeFile(target);
+    else staged.commit();
+    return { change, empty };
   }
 }
 
-/** Whether the host `name` holds what was moved for it (`object` read lazily: it may throw). */
-function sameMoved(
-  name: string,
-  object: () => string,
-  moved: ReadonlyMap<string, string>,
-): boolean {
-  try {
-    return moved.get(normalizeHostname(name)) === object();
-  } catch {
-    return false;
-  }
+/** The moved hosts that were in the credentials.tfrc.json files emptied. */
+function hostsOnlyIn(emptied: readonly string[], moves: readonly Move[]): string[] {
+  return moves
+    .filter((move) => move.entries.some((entry) => emptied.includes(entry.file)))
+    .map(({ host }) => host);
 }

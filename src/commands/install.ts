@@ -1,69 +1,142 @@
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmdirSync,
-  statSync,
-} from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { CliError } from "../errors.ts";
-import {
-  addCredentialsHelper,
-  removeCredentialsHelper,
-  renderCredentialsHelper,
-} from "../terraform/cli-config.ts";
+import { addCredentialsHelper, renderCredentialsHelper } from "../terraform/cli-config.ts";
 import { terraformLocations, type TerraformLocations } from "../terraform/locations.ts";
-import { readConfigFile } from "../terraform/config-dir.ts";
-import { otherHelperFiles, readConfigDirFiles } from "./config-dir-files.ts";
+import { viewsOf } from "./read-view.ts";
 import type { Machine } from "../system/io.ts";
-import {
-  modeIfExists,
-  readTextIfExists,
-  removeFile,
-  stageFile,
-  stageSymlink,
-} from "../system/files.ts";
-import { linksTo, planCommandLink, type CommandLink } from "./command-link.ts";
+import { readTextIfExists, stageFile, stageSymlink } from "../system/files.ts";
+import { DEFAULT_SERVICE, type GlobalOptions } from "./options.ts";
+import { PROBE_TIMEOUT_SECONDS, type StoreDescription } from "../stores/store-description.ts";
+import { DEFAULT_BACKEND, storeFor, storesHere } from "../stores/registry.ts";
+import { deadlineIn, timeoutGiven, timeoutSeconds } from "../system/deadline.ts";
+import { helperCommand, planCommandLink, type CommandLink } from "./command-link.ts";
+import { profileVariable } from "./command-line.ts";
 import { exposuresOf, type Exposure } from "./writable-by-others.ts";
+import {
+  commitAll,
+  configFiles,
+  HELPER_BLOCK_NAME,
+  linkTargetOf,
+  locationsOf,
+  makeDirectory,
+  refuseRootInOthersHome,
+  removeEmptyDirectories,
+  stageConfigChanges,
+  type AppliedStep,
+  type Change,
+  type ConfigChange,
+} from "./cli-config-edits.ts";
 
-/** The name in `credentials_helper "keychain" {}`; Terraform adds the `terraform-credentials-` prefix. */
-export const HELPER_BLOCK_NAME = "keychain";
-
-/**
- * Refuses to write into another user's home as root (`sudo -E`, or sudo keeping HOME): the
- * config, plugin directory and files made there would belong to root, and the user's own
- * Terraform and helper could then not use or replace them.
- */
-export function refuseRootInOthersHome(machine: Pick<Machine, "uid" | "homedir">): void {
-  if (machine.uid !== 0) return;
-  let owner;
-  try {
-    owner = statSync(machine.homedir).uid;
-  } catch {
-    return; // No home to protect.
-  }
-  if (owner === 0) return;
-  throw new CliError(
-    `this runs as root, but HOME (${machine.homedir}) belongs to user id ${owner}: what it wrote there would belong to root, and that user's Terraform could not use it; run it as that user, without sudo`,
-  );
+/** What `install` did, for cli/ to report. */
+export interface InstallResult {
+  readonly plan: InstallPlan;
+  /** The store the block selects. */
+  readonly options: GlobalOptions;
+  readonly dryRun: boolean;
+  /** The steps carried out, in the plan's order: none on a dry run. */
+  readonly applied: readonly AppliedStep[];
+  /** What stopped the install part way: the steps in `applied` are in place, no other is. */
+  readonly failure?: Error;
+  /**
+   * How the next commands run as printed, once installed: the helper by name once PATH finds
+   * it, else by its path, and the profile's variable when one chose the CLI config, so that
+   * "terraform login" stores into that profile.
+   */
+  readonly next?: {
+    readonly helper: string;
+    readonly profile?: { readonly name: string; readonly value: string };
+  };
+  /**
+   * The chosen store cannot keep tokens here yet: how messages name it, why, the fix its
+   * probe gives, and another store (its --backend name and title) whose probe finds it working.
+   */
+  readonly storeProblem?: {
+    readonly title: string;
+    readonly summary: string;
+    readonly fix?: string;
+    readonly instead?: { readonly backend: string; readonly title: string };
+  };
 }
 
-export interface ConfigChange {
-  readonly file: string;
-  /** Which tools read this file. */
-  readonly tools: readonly ("Terraform" | "OpenTofu")[];
-  /** absent: uninstall found no such file. */
-  readonly change: "added" | "replaced" | "unchanged" | "removed" | "absent";
-  /** The file's new text; absent when unchanged. */
-  readonly text?: string;
-  /**
-   * When `file` is a symlink (a dotfile manager's: stow, chezmoi, home-manager), the file it
-   * leads to, which is read and edited instead: replacing the link would cut the dotfile off.
-   */
-  readonly linkTarget?: string;
+/**
+ * `install`: plans it (see planInstall), and unless `dryRun` carries the plan out and probes
+ * the chosen store, so that a store that cannot keep tokens here is told now rather than by
+ * the first `terraform login`.
+ */
+export async function install(
+  machine: Machine,
+  options: GlobalOptions,
+  flags: { readonly force: boolean; readonly dryRun: boolean },
+): Promise<InstallResult> {
+  // A dry run copies nothing, so it runs from the sources too: `npm run setup` asks it
+  // whether install would refuse before it spends half a minute building.
+  if (!flags.dryRun && !machine.isSea) {
+    throw new CliError(
+      'install copies the built executable: run "npm run build", then "dist/terraform-credentials-keychain install"',
+    );
+  }
+  const plan = planInstall(machine, helperArgs(options), flags.force);
+  if (flags.dryRun) return { plan, options, dryRun: true, applied: [] };
+  const applied: AppliedStep[] = [];
+  try {
+    applyInstall(plan, (step) => applied.push(step));
+  } catch (failure) {
+    if (!(failure instanceof Error)) throw failure;
+    return { plan, options, dryRun: false, applied, failure };
+  }
+  const profile = profileVariable(machine.env);
+  const storeProblem = await probeChosenStore(machine, options);
+  return {
+    plan,
+    options,
+    dryRun: false,
+    applied,
+    next: { helper: helperCommand(machine, plan.helper.target), ...(profile && { profile }) },
+    ...(storeProblem && { storeProblem }),
+  };
+}
+
+/** The `args` of the credentials_helper block that selects the same store as these options. */
+export function helperArgs(options: GlobalOptions): string[] {
+  return [
+    ...(options.backend === DEFAULT_BACKEND ? [] : ["--backend", options.backend]),
+    ...(options.service === DEFAULT_SERVICE ? [] : ["--service", options.service]),
+  ];
+}
+
+/**
+ * The chosen store's probe, when it fails (a Linux machine with no Secret Service, pass
+ * without a store or a usable key): install works, and then every login would fail. Then
+ * the other stores offered here (storesHere) are probed, for one that works. All by one deadline:
+ * --timeout's, else the probes' short default.
+ */
+async function probeChosenStore(
+  machine: Machine,
+  options: GlobalOptions,
+): Promise<InstallResult["storeProblem"]> {
+  const deadline = deadlineIn(
+    timeoutGiven(options, machine.env)
+      ? timeoutSeconds(options, machine.env)
+      : PROBE_TIMEOUT_SECONDS,
+  );
+  const probe = (store: StoreDescription) =>
+    store.probe({ service: options.service, io: machine, deadline });
+  const chosen = storeFor(options.backend, machine.platform);
+  const verdict = await probe(chosen);
+  if (verdict.status !== "fail") return undefined;
+  let instead;
+  for (const other of storesHere(machine).filter((store) => store !== chosen)) {
+    if ((await probe(other)).status !== "ok") continue;
+    instead = { backend: other.name, title: other.title };
+    break;
+  }
+  return {
+    title: chosen.title,
+    summary: verdict.summary,
+    ...(verdict.fix !== undefined && { fix: verdict.fix }),
+    ...(instead && { instead }),
+  };
 }
 
 export interface InstallPlan {
@@ -85,12 +158,9 @@ export interface InstallPlan {
   readonly exposures?: readonly Exposure[];
 }
 
-export function locationsOf(machine: Machine): TerraformLocations {
-  return terraformLocations({ ...machine, exists: existsSync });
-}
-
 /**
- * What `install` would do: copy this executable into Terraform's plugin directory and add
+ * What `install` would do: copy this executable (`install` refuses unless it is the built
+ * single executable) into Terraform's plugin directory and add
  * `credentials_helper "keychain" { args = helperArgs }` to every CLI config file Terraform and
  * OpenTofu read. A different credentials_helper already there is refused unless `force`.
  */
@@ -99,14 +169,9 @@ export function planInstall(
   helperArgs: readonly string[],
   force: boolean,
 ): InstallPlan {
-  if (!machine.isSea) {
-    throw new CliError(
-      'install copies the built executable: run "npm run build", then "dist/terraform-credentials-keychain install"',
-    );
-  }
   refuseRootInOthersHome(machine);
   const locations = locationsOf(machine);
-  refuseSecondHelper(locations);
+  refuseSecondHelper(machine, helperArgs);
   const notes = openTofuTakeover(machine, locations)
     ? [
         `Terraform not set up: creating ${locations.terraformConfigFile} would make OpenTofu stop reading ${locations.tofuConfigFile}; for Terraform set TF_CLI_CONFIG_FILE=${locations.tofuConfigFile}`,
@@ -142,23 +207,28 @@ export function planInstall(
 }
 
 /**
- * A credentials_helper of another name in a file Terraform merges from its config directory
- * (~/.terraform.d/*.tfrc): with ours added, Terraform would refuse the whole CLI config and
- * run no helper. That file is the user's to change, with or without --force.
+ * A credentials_helper in a file Terraform merges after the one install edits (a drop-in,
+ * ~/.terraform.d/*.tfrc): of another name, Terraform's CLI config would be invalid with ours
+ * added; of ours with other args, its args would win over what install writes. That file is
+ * the user's to change, with or without --force.
  */
-function refuseSecondHelper(locations: TerraformLocations): void {
-  const [other] = otherHelperFiles(readConfigDirFiles(locations), HELPER_BLOCK_NAME);
-  if (other === undefined) return;
+function refuseSecondHelper(machine: Machine, helperArgs: readonly string[]): void {
+  const view = viewsOf(machine).Terraform;
+  const later = view.helpers.filter(({ file }) => file !== view.mainFile);
+  const other = later.find(({ name }) => name !== HELPER_BLOCK_NAME);
+  if (other !== undefined) {
+    throw new CliError(
+      `${other.file} sets credentials_helper "${other.name}", and Terraform reads that file too: with a second helper it refuses its CLI config and runs either; remove that block from ${other.file} and install again`,
+    );
+  }
+  const ours = later.find(({ name }) => name === HELPER_BLOCK_NAME);
+  const same =
+    ours?.args?.length === helperArgs.length && ours.args.every((arg, i) => arg === helperArgs[i]);
+  if (ours === undefined || same) return;
   throw new CliError(
-    `${other.file} sets credentials_helper "${other.name}", and Terraform reads that file too: with a second helper it refuses its CLI config and runs none; remove that block from ${other.file} and install again`,
+    `${ours.file} sets credentials_helper "${HELPER_BLOCK_NAME}" ${ours.args === undefined ? "with args this tool cannot read" : `with args ${JSON.stringify(ours.args)}`}, and Terraform reads it after ${view.mainFile}: its args win over the ones install would write; change or remove that block, then install again`,
   );
 }
-
-/**
- * A part of a plan that has been carried out, as `applyInstall` and `applyUninstall` report
- * it: a config (the plan's own object), the executable, or a link (by its path).
- */
-export type AppliedStep = ConfigChange | "helper" | { readonly link: string };
 
 /**
  * Carries out a plan: the config files' permissions kept (new ones 0600). Every file is
@@ -218,226 +288,6 @@ export function applyInstall(
   }
 }
 
-/** A change written aside, to be put in place or dropped, and what it carries out. */
-interface Change {
-  readonly step?: AppliedStep;
-  commit(): void;
-  discard(): void;
-}
-
-/**
- * Puts each change in place, in order, and reports each step once it is in place; after a
- * failure, the rest are dropped.
- */
-function commitAll(changes: readonly Change[], applied: (step: AppliedStep) => void): void {
-  for (const [index, change] of changes.entries()) {
-    try {
-      change.commit();
-    } catch (error) {
-      for (const rest of changes.slice(index + 1)) rest.discard();
-      throw error;
-    }
-    if (change.step !== undefined) applied(change.step);
-  }
-}
-
-/**
- * Makes `dir` and whichever of its parents are missing, and adds those it made to `made`,
- * deepest first, for `removeEmptyDirectories` to take away if what they were made for fails.
- */
-function makeDirectory(dir: string, mode: number, made: string[]): void {
-  const first = mkdirSync(dir, { recursive: true, mode });
-  if (first === undefined) return;
-  const chain = [];
-  for (let current = dir; ; current = path.dirname(current)) {
-    chain.push(current);
-    if (current === first || current === path.dirname(current)) break;
-  }
-  made.unshift(...chain);
-}
-
-/** Removes the directories in `made` that are still empty, deepest first. */
-function removeEmptyDirectories(made: readonly string[]): void {
-  for (const dir of [...made].sort((a, b) => b.length - a.length)) {
-    try {
-      rmdirSync(dir);
-    } catch {
-      // Not empty (something went in after all), or gone: left as it is.
-    }
-  }
-}
-
-export interface UninstallPlan {
-  readonly helper: {
-    readonly target: string;
-    readonly present: boolean;
-    /** Other CLI configs that still run the helper: the executable stays for them. */
-    readonly keptFor?: readonly string[];
-  };
-  /** The links install made to the executable (~/.local/bin/...): they go with it. */
-  readonly links: readonly string[];
-  readonly configs: readonly ConfigChange[];
-}
-
-/** What `uninstall` would do: remove the plugin file and our block, keeping the rest of each file. */
-export function planUninstall(machine: Machine, force = false): UninstallPlan {
-  refuseRootInOthersHome(machine);
-  const locations = locationsOf(machine);
-  const configs = configFiles(locations).map(({ file, tools }): ConfigChange => {
-    const link = linkTargetOf(file);
-    const linked = link === undefined ? {} : { linkTarget: link };
-    const before = readTextIfExists(link ?? file);
-    if (before === undefined) return { file, tools, change: "absent", ...linked };
-    const result = removeCredentialsHelper(before, HELPER_BLOCK_NAME);
-    return result.removed
-      ? { file, tools, change: "removed", text: result.text, ...linked }
-      : { file, tools, change: "unchanged", ...linked };
-  });
-  const target = locations.helperInstallPath;
-  const present = existsSync(target);
-  const edited = new Set(configs.map((config) => config.file));
-  const keptFor =
-    present && !force
-      ? otherConfigFiles(machine).filter((file) => !edited.has(file) && namesOurHelper(file))
-      : [];
-  return {
-    helper: { target, present, ...(keptFor.length > 0 ? { keptFor } : {}) },
-    configs,
-    links: linksTo(machine, target),
-  };
-}
-
-/**
- * Carries out an uninstall plan; `applied` hears of each step once it is done (see
- * `applyInstall`). A file that cannot be removed (an immutable executable) is a CliError
- * naming it, and the steps after it are not taken.
- */
-export function applyUninstall(
-  plan: UninstallPlan,
-  applied: (step: AppliedStep) => void = () => undefined,
-): void {
-  const changes = stageConfigChanges(plan.configs, []);
-  // The blocks go before the executable, so that no config is left naming a missing helper.
-  if (plan.helper.keptFor === undefined) {
-    // The links first: none is left leading nowhere if removing the executable fails.
-    for (const link of plan.links) changes.push(removal(link, { link }));
-    if (plan.helper.present) changes.push(removal(plan.helper.target, "helper"));
-  }
-  commitAll(changes, applied);
-}
-
-/** The removal of `file` as a change. */
-function removal(file: string, step: AppliedStep): Change {
-  return { step, commit: () => removeFile(file), discard: () => undefined };
-}
-
-/**
- * The CLI configs this machine's tools may read besides the chosen one: the default files,
- * and the profiles the README suggests (~/.terraformrc-work, ~/.tofurc-personal, ...).
- */
-function otherConfigFiles(machine: Machine): string[] {
-  const { TF_CLI_CONFIG_FILE: _file, TERRAFORM_CONFIG: _legacy, ...env } = machine.env;
-  const defaults = locationsOf({ ...machine, env });
-  const xdg = env.XDG_CONFIG_HOME;
-  let profiles: string[] = [];
-  try {
-    profiles = readdirSync(machine.homedir)
-      .filter((name) => /^\.(terraformrc|tofurc)/.test(name))
-      .map((name) => path.join(machine.homedir, name));
-  } catch {
-    // No readable HOME: only the default files are looked at.
-  }
-  return [
-    ...new Set([
-      defaults.terraformConfigFile,
-      defaults.tofuConfigFile,
-      ...(xdg ? [path.join(xdg, "opentofu", "tofurc")] : []),
-      ...profiles.sort(),
-      ...readConfigDirFiles(defaults).map(({ file }) => file),
-    ]),
-  ];
-}
-
-/** Whether a CLI config has our credentials_helper block; unreadable text counts as yes. */
-function namesOurHelper(file: string): boolean {
-  let text: string | undefined;
-  try {
-    text = readTextIfExists(file);
-  } catch {
-    return false; // A directory or an unreadable file is no CLI config.
-  }
-  if (text === undefined) return false;
-  try {
-    return readConfigFile(file, text).helpers.includes(HELPER_BLOCK_NAME);
-  } catch {
-    return /credentials_helper\s+"?keychain"?/.test(text);
-  }
-}
-
-/**
- * Each config's new text written aside (or its removal planned), nothing yet in place; the
- * directories made for them are added to `made`.
- */
-function stageConfigChanges(configs: readonly ConfigChange[], made: string[]): Change[] {
-  const staged: Change[] = [];
-  try {
-    for (const config of configs) {
-      if (config.text === undefined) continue;
-      // A file that held only our block (install created it) goes: an empty ~/.terraformrc
-      // would still keep OpenTofu from its own tofurc. A symlinked one belongs to a dotfile
-      // manager and is only emptied.
-      if (config.change === "removed" && config.text === "" && config.linkTarget === undefined) {
-        staged.push(removal(config.file, config));
-        continue;
-      }
-      const file = config.linkTarget ?? config.file;
-      makeDirectory(path.dirname(file), 0o700, made);
-      // A CLI config may hold tokens in credentials blocks: a new one is private.
-      const text = stageFile(file, config.text, modeIfExists(file) ?? 0o600);
-      staged.push({ step: config, commit: () => text.commit(), discard: () => text.discard() });
-    }
-  } catch (error) {
-    for (const change of staged) change.discard();
-    throw error;
-  }
-  return staged;
-}
-
-/**
- * The file a symlink at `file` finally leads to, followed link by link so that a dangling
- * one gives the path it names (which is then created), or `undefined` when `file` is not
- * a symlink. Relative links are read from the directory of the link.
- */
-function linkTargetOf(file: string): string | undefined {
-  let current = file;
-  for (let hops = 0; hops < 40; hops++) {
-    let isLink;
-    try {
-      isLink = lstatSync(current).isSymbolicLink();
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") break;
-      throw error;
-    }
-    if (!isLink) break;
-    current = path.resolve(path.dirname(current), readlinkSync(current));
-  }
-  if (current === file) return undefined;
-  if (lstatSafe(current)?.isSymbolicLink() === true) {
-    throw new CliError(
-      `${file} is a chain of more than 40 symlinks (a loop?); fix it and try again`,
-    );
-  }
-  return current;
-}
-
-function lstatSafe(file: string) {
-  try {
-    return lstatSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * True when OpenTofu reads a file of its own (its XDG tofurc) that it would stop reading
  * once Terraform's file exists: OpenTofu takes $XDG_CONFIG_HOME/opentofu/tofurc only while
@@ -452,28 +302,6 @@ export function openTofuTakeover(machine: Machine, locations: TerraformLocations
     exists: (file) => file === terraformFile || existsSync(file),
   });
   return after.tofuConfigFile !== locations.tofuConfigFile;
-}
-
-/**
- * The CLI config files to edit, each once, with the tools that read it. With
- * `openTofuOnly`, Terraform's file is left out (see openTofuTakeover).
- */
-function configFiles(
-  locations: TerraformLocations,
-  openTofuOnly = false,
-): Array<{ file: string; tools: ConfigChange["tools"] }> {
-  if (openTofuOnly) return [{ file: locations.tofuConfigFile, tools: ["OpenTofu"] }];
-  // OpenTofu reads ~/.terraformrc while it has no file of its own; once install has written
-  // ~/.terraformrc, that is where OpenTofu's default would point.
-  const tofuFile = locations.tofuConfigFile;
-  if (tofuFile === locations.terraformConfigFile)
-    return [{ file: tofuFile, tools: ["Terraform", "OpenTofu"] }];
-  if (!existsSync(tofuFile))
-    return [{ file: locations.terraformConfigFile, tools: ["Terraform", "OpenTofu"] }];
-  return [
-    { file: locations.terraformConfigFile, tools: ["Terraform"] },
-    { file: tofuFile, tools: ["OpenTofu"] },
-  ];
 }
 
 /** Sizes first (cheap, and different after any rebuild that matters), then the bytes. */

@@ -1,7 +1,7 @@
-import { findCredentialsHelpers } from "../terraform/cli-config.ts";
-import { readTextIfExists } from "../system/files.ts";
-import { HELPER_BLOCK_NAME, locationsOf } from "./install.ts";
 import type { Machine } from "../system/io.ts";
+import { helperInEffect } from "../terraform/view.ts";
+import { HELPER_BLOCK_NAME } from "./cli-config-edits.ts";
+import { viewsOf } from "./read-view.ts";
 
 /** Our credentials_helper block as the CLI config in effect has it. */
 interface InstalledBlock {
@@ -12,24 +12,13 @@ interface InstalledBlock {
 }
 
 /**
- * The `credentials_helper "keychain"` block of the CLI config Terraform reads
- * (`TF_CLI_CONFIG_FILE`, else ~/.terraformrc), else of OpenTofu's (~/.tofurc or its XDG
- * tofurc), as `terraformLocations` chooses them; `undefined` when neither has one. A file
- * that cannot be read or scanned counts as having none: `doctor` reports it.
+ * The `credentials_helper "keychain"` block in effect for Terraform (its main CLI config
+ * file, `TF_CLI_CONFIG_FILE`, `TERRAFORM_CONFIG` or ~/.terraformrc, merged with the config
+ * directory's drop-ins, the last block winning), else for OpenTofu, as the one view of
+ * `terraform/view.ts` reads them; `undefined` when neither has one. A file that cannot be
+ * read or scanned counts as having none: `doctor` reports it.
  */
 export function installedBlock(machine: Machine): InstalledBlock | undefined {
-  const locations = locationsOf(machine);
-  for (const file of new Set([locations.terraformConfigFile, locations.tofuConfigFile])) {
-    let ours;
-    try {
-      const text = readTextIfExists(file);
-      if (text === undefined) continue;
-      ours = findCredentialsHelpers(text).find((helper) => helper.name === HELPER_BLOCK_NAME);
-    } catch {
-      continue;
-    }
-    if (ours !== undefined)
-      return { file, args: ours.argsUnparsed ? undefined : (ours.args ?? []) };
-  }
-  return undefined;
+  const helper = helperInEffect(viewsOf(machine), HELPER_BLOCK_NAME);
+  return helper === undefined ? undefined : { file: helper.file, args: helper.args };
 }

@@ -1,10 +1,9 @@
 import { tokenOf } from "../protocol/credentials-object.ts";
-import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
+import type { Deadline } from "../system/deadline.ts";
+import type { Hostname } from "../protocol/hostname.ts";
 import { printable } from "../system/quote.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import type { HttpsAnswer, HttpsGet } from "../system/https-get.ts";
-import { findCredentialsBlocks } from "../terraform/cli-config.ts";
-import { parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { certificateSources, proxyFor } from "../terraform/go-network.ts";
 import {
   accountDetailsTarget,
@@ -13,9 +12,6 @@ import {
   readAccountDetails,
   readDiscoveryAnswer,
 } from "../terraform/service-discovery.ts";
-import { hostOfTokenVariable } from "../terraform/token-variables.ts";
-import { readTextIfExists } from "../system/files.ts";
-import type { Deadline } from "../system/deadline.ts";
 import { trustedCertificates } from "./trusted-certificates.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -49,7 +45,7 @@ type Outcome =
 export interface TokenCheckContext {
   readonly env: Env;
   readonly platform: NodeJS.Platform;
-  /** Hosts whose token Terraform takes from elsewhere, with where from (`shadowingSources`). */
+  /** Hosts whose token Terraform takes from elsewhere, with where from (`shadowsOf`). */
   readonly shadows: ReadonlyMap<Hostname, string>;
   /** How the report names the store: "the keychain", "pass". */
   readonly storeName: string;
@@ -234,54 +230,4 @@ function finding(host: Hostname, outcome: Outcome, context: TokenCheckContext): 
     case "not-checked":
       return { status: "warn", title: `${title}not checked: ${outcome.reason}`, details };
   }
-}
-
-/**
- * The hosts whose token Terraform takes from somewhere that wins over the helper, each with
- * the first such source in Terraform's order: a `TF_TOKEN_*` variable, then a `credentials`
- * block (`configFiles`: each file's text, or the hosts of its blocks), then
- * credentials.tfrc.json, which is not read while TF_CLI_CONFIG_FILE is set.
- */
-export function shadowingSources(
-  env: Env,
-  credentialsFiles: readonly string[],
-  configFiles: ReadonlyMap<string, string | readonly string[] | undefined>,
-): Map<Hostname, string> {
-  const sources = new Map<Hostname, string>();
-  const add = (name: string, source: string) => {
-    let host;
-    try {
-      host = normalizeHostname(name);
-    } catch {
-      return;
-    }
-    if (!sources.has(host)) sources.set(host, source);
-  };
-  for (const [name, value] of Object.entries(env)) {
-    const host = value === undefined ? undefined : hostOfTokenVariable(name);
-    if (host !== undefined) add(host, `the variable ${printable(name)}`);
-  }
-  const readHosts = (read: () => readonly string[], source: string) => {
-    try {
-      for (const name of read()) add(name, source);
-    } catch {
-      // An unreadable file is the config check's finding.
-    }
-  };
-  for (const [file, content] of configFiles) {
-    if (content === undefined) continue;
-    const hosts = () => (typeof content === "string" ? findCredentialsBlocks(content) : content);
-    readHosts(hosts, `a credentials block in ${file}`);
-  }
-  const fromEnv = (env.TF_CLI_CONFIG_FILE ?? "") !== "";
-  for (const file of fromEnv ? [] : credentialsFiles) {
-    const text = () => readTextIfExists(file);
-    readHosts(() => {
-      const content = text();
-      return content === undefined
-        ? []
-        : parseCredentialsFile(content, file).hosts.map(({ name }) => name);
-    }, `the plaintext token in ${file}`);
-  }
-  return sources;
 }

@@ -4,6 +4,7 @@ import {
   fchmodSync,
   fstatSync,
   fsyncSync,
+  ftruncateSync,
   lstatSync,
   openSync,
   readFileSync,
@@ -195,6 +196,41 @@ export function writeFileAtomically(
   mode: number,
 ): void {
   stageFile(file, content, mode).commit();
+}
+
+/**
+ * Replaces the content of `file` in place, for a file with more than one hard link: a
+ * rename would give `file` a new inode and leave the old content in every other link. The
+ * new content is first written and flushed beside it (a full disk fails there, with `file`
+ * untouched), then written over the file, which is truncated to it and flushed; the copy
+ * goes once that is done. Mode, owner and every link are kept. A failure is a CliError
+ * naming `file`; should it come after the overwrite began, the copy is left to recover from
+ * and named.
+ */
+export function rewriteInPlace(file: string, content: string): void {
+  const bytes = Buffer.from(content, "utf8");
+  const copy = stageFile(file, bytes, modeIfExists(file) ?? 0o600);
+  let fd;
+  try {
+    fd = openSync(file, constants.O_WRONLY);
+  } catch (error) {
+    copy.discard();
+    throw writeFailure(file, error);
+  }
+  try {
+    writeAll(fd, bytes);
+    ftruncateSync(fd, bytes.byteLength);
+    fsyncSync(fd);
+  } catch (error) {
+    closeQuietly(fd);
+    throw new CliError(
+      `could not write ${file} in place: ${causeOf(error)}; its new content is in a file beside it named .${path.basename(file)}.*.tmp`,
+      undefined,
+      { cause: error },
+    );
+  }
+  closeSync(fd);
+  copy.discard();
 }
 
 /**

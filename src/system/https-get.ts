@@ -1,4 +1,5 @@
 import process from "node:process";
+import tls from "node:tls";
 import { oneLine } from "./quote.ts";
 
 /** One GET, with every network decision already made by the caller. */
@@ -8,7 +9,12 @@ export interface HttpsRequest {
   readonly authorization?: string;
   /** The proxy to tunnel through; absent: a direct connection, whatever the environment says. */
   readonly proxy?: URL;
-  /** PEM certificates to trust instead of the runtime's own roots; absent: the runtime's. */
+  /**
+   * The PEM certificates to trust, and only them (Go's roots on Linux). Absent: the operating
+   * system's trusted roots plus Bun's bundled Mozilla roots, for macOS and Windows, where Go
+   * asks the system to verify. Never anything the environment adds. Never empty: Bun would
+   * take an empty list for its default store, environment included.
+   */
   readonly trusted?: readonly string[];
   readonly signal: AbortSignal;
 }
@@ -32,9 +38,29 @@ export type HttpsGet = (request: HttpsRequest) => Promise<HttpsAnswer>;
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * Bun reads these at each `fetch()` call, synchronously, and applies its own rules (it
- * proxies loopback addresses, and NO_PROXY overrides even an explicit `proxy`): they are
- * hidden for the call, so that only the proxy the caller chose by Go's rules is used.
+ * The variables of Bun's (1.4.5) that bear on where a request goes, whom it trusts and what
+ * it prints, and how each is kept from a request Terraform's Go would make otherwise:
+ *
+ * - NODE_TLS_REJECT_UNAUTHORIZED=0 turns verification off, even with `tls.ca` set: every
+ *   request says `rejectUnauthorized: true`.
+ * - NODE_EXTRA_CA_CERTS, NODE_USE_SYSTEM_CA, SSL_CERT_FILE and SSL_CERT_DIR (read by Bun on
+ *   every platform, Windows too) and BUN_OPTIONS' --use-system-ca, --use-openssl-ca and
+ *   --use-bundled-ca add to or replace the default roots, and are read in native code, out of
+ *   process.env's reach: every request names its roots in `tls.ca`, which replaces the
+ *   default store. (Go reads SSL_CERT_FILE and SSL_CERT_DIR on Linux only, through
+ *   terraform/go-network.ts.)
+ * - BUN_CONFIG_VERBOSE_FETCH=curl writes each request to stderr as a curl command line, with
+ *   the Authorization header in clear: every request says `verbose: false`.
+ * - HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_PROXY (either case) are read by `fetch()` from
+ *   process.env, synchronously, with Bun's own rules (it proxies loopback addresses, and
+ *   NO_PROXY overrides even an explicit `proxy`): they are hidden for the call, and the
+ *   caller passes the proxy Go would use.
+ *
+ * Left alone, as they change neither the destination, nor the trust, nor the output:
+ * BUN_CONFIG_MAX_HTTP_REQUESTS, BUN_CONFIG_HTTP_IDLE_TIMEOUT,
+ * BUN_CONFIG_DNS_TIME_TO_LIVE_SECONDS and BUN_FEATURE_FLAG_DISABLE_DNS_CACHE,
+ * _DISABLE_FETCH_TLS_SESSION_CACHE and _DISABLE_ADDRCONFIG. Bun reads no SSLKEYLOGFILE, and
+ * BUN_OPTIONS' --tls-keylog concerns node:tls sockets, not `fetch`.
  */
 const PROXY_VARIABLES = [
   "HTTPS_PROXY",
@@ -49,7 +75,21 @@ const PROXY_VARIABLES = [
 
 interface BunRequestInit extends RequestInit {
   proxy?: string;
-  tls?: { ca?: string[] };
+  verbose?: boolean;
+  tls?: { ca: string[]; rejectUnauthorized: true };
+}
+
+/** Bun's `tls.getCACertificates`, which Node 20's types do not know. */
+type CaCertificates = (kind: "system" | "bundled") => string[];
+
+/**
+ * The roots for macOS and Windows: the system's (the keychain, or the certificate store, which
+ * on Windows none of the variables above changes) and Bun's bundled Mozilla list, which
+ * stands in for the roots Windows fetches on demand and Go's verifier would then accept.
+ */
+function platformRoots(): string[] {
+  const read = (tls as unknown as { getCACertificates: CaCertificates }).getCACertificates;
+  return [...new Set([...read("system"), ...tls.rootCertificates])];
 }
 
 /**
@@ -61,12 +101,15 @@ export const httpsGet: HttpsGet = async (request) => {
     throw new Error(
       "only the built executable checks tokens: Node's fetch cannot use Terraform's proxy and CA settings",
     );
+  const ca = [...(request.trusted ?? platformRoots())];
+  if (ca.length === 0) throw new Error("httpsGet: an empty list of trusted certificates");
   const init: BunRequestInit = {
     redirect: "manual",
     signal: request.signal,
     headers: request.authorization === undefined ? {} : { authorization: request.authorization },
     ...(request.proxy === undefined ? {} : { proxy: request.proxy.href }),
-    ...(request.trusted === undefined ? {} : { tls: { ca: [...request.trusted] } }),
+    tls: { ca, rejectUnauthorized: true },
+    verbose: false,
   };
   const saved = PROXY_VARIABLES.map((name) => [name, process.env[name]] as const);
   let pending: Promise<Response>;

@@ -29,6 +29,8 @@ export interface HelperBlock {
    * (an interpolation, a heredoc, a number, a repeated `args`, ...): we don't guess its value.
    */
   readonly argsUnparsed: boolean;
+  /** The line (1-based) of its `credentials_helper` keyword. */
+  readonly line: number;
   /**
    * Offset (UTF-16 code units, as `String.prototype.slice` counts) where the block starts:
    * the start of its line when only blanks precede it there, else its first character.
@@ -87,6 +89,7 @@ export function findCredentialsHelpers(text: string): HelperBlock[] {
     helpers.push({
       name,
       ...readArgs(text, body),
+      line: lineOf(text, type.start),
       start: lineStartBefore(text, type.start),
       end: blockEnd(text, item.end),
     });
@@ -103,7 +106,7 @@ export function findCredentialsBlocks(text: string): string[] {
   return findCredentialsBlockItems(text).map(({ host }) => host);
 }
 
-/** A top-level `credentials "HOST" { ... }` block: where it stands and the token it holds. */
+/** A top-level `credentials "HOST" { ... }` block: where it stands and what it holds. */
 export interface CredentialsBlock {
   /** The label, decoded, as written (not normalized). */
   readonly host: string;
@@ -112,6 +115,15 @@ export interface CredentialsBlock {
    * interpolation); `undefined` for anything else (other attributes, a heredoc, no token).
    */
   readonly token: string | undefined;
+  /**
+   * The body's attributes in file order, names as written: the value decoded when it is a
+   * plain string literal, else `undefined`. `undefined` as a whole when the body holds
+   * anything but `name = value` items (a nested block) or cannot be scanned: then nobody
+   * but HCL 1 knows what Terraform reads from it.
+   */
+  readonly attributes: ReadonlyArray<readonly [string, string | undefined]> | undefined;
+  /** The line (1-based) of its `credentials` keyword. */
+  readonly line: number;
   /** Where the block starts and ends, as for `HelperBlock`. */
   readonly start: number;
   readonly end: number;
@@ -119,8 +131,9 @@ export interface CredentialsBlock {
 
 /**
  * The top-level `credentials "HOST" { ... }` blocks of a CLI config file in native syntax, in
- * file order, with their extents and tokens. Other spellings of `credentials` are skipped.
- * Throws like `findCredentialsHelpers` (a file in JSON syntax included).
+ * file order, with their extents and contents. The block type matches case-insensitively, as
+ * HCL 1's decoder does. Other forms of `credentials` are skipped. Throws like
+ * `findCredentialsHelpers` (a file in JSON syntax included).
  */
 export function findCredentialsBlockItems(text: string): CredentialsBlock[] {
   const blocks: CredentialsBlock[] = [];
@@ -129,32 +142,44 @@ export function findCredentialsBlockItems(text: string): CredentialsBlock[] {
     if (type === undefined || !isKey(text, type, "credentials")) continue;
     const host = label === undefined ? undefined : decodeKey(text, label);
     if (item.assign || more.length > 0 || host === undefined) continue;
-    let body: Item[] = [];
+    let body: Item[] | undefined;
     try {
       body = parseBody(new Lexer(text, item.value.end), item.value);
     } catch (error) {
       // A body HCL 1 reads but we do not (say, a nested list): no plain token to move.
       if (!(error instanceof CliError)) throw error;
     }
-    const [only] = body;
-    const [key] = only?.keys ?? [];
-    const token =
-      body.length === 1 &&
-      only?.assign === true &&
-      only.keys.length === 1 &&
-      key !== undefined &&
-      isKey(text, key, "token") &&
-      only.value.kind === "string"
-        ? decodeString(text.slice(only.value.start + 1, only.value.end - 1))
-        : undefined;
+    const attributes = body === undefined ? undefined : readAttributes(text, body);
+    const [only, ...others] = attributes ?? [];
     blocks.push({
       host,
-      token,
+      token: only !== undefined && others.length === 0 && only[0] === "token" ? only[1] : undefined,
+      attributes,
+      line: lineOf(text, type.start),
       start: lineStartBefore(text, type.start),
       end: blockEnd(text, item.end),
     });
   }
   return blocks;
+}
+
+/** `name = value` items, string values decoded; `undefined` when a body holds anything else. */
+function readAttributes(
+  text: string,
+  body: readonly Item[],
+): Array<[string, string | undefined]> | undefined {
+  const attributes: Array<[string, string | undefined]> = [];
+  for (const item of body) {
+    const [key] = item.keys;
+    const name = key === undefined ? undefined : decodeKey(text, key);
+    if (!item.assign || item.keys.length !== 1 || name === undefined) return undefined;
+    const value =
+      item.value.kind === "string"
+        ? decodeString(text.slice(item.value.start + 1, item.value.end - 1))
+        : undefined;
+    attributes.push([name, value]);
+  }
+  return attributes;
 }
 
 /**

@@ -15,7 +15,12 @@ export interface PlaintextCredentials {
    * is listed twice): the name as written, decoded, and the member's value as its exact
    * JSON text. A file may hold `credentials` more than once; Terraform reads them all.
    */
-  readonly hosts: ReadonlyArray<{ readonly name: string; readonly object: string }>;
+  readonly hosts: ReadonlyArray<{
+    readonly name: string;
+    readonly object: string;
+    /** The line (1-based) of its name. */
+    readonly line: number;
+  }>;
   /** The file's text, for `credentialsFileWithout`. */
   readonly text: string;
   /** Where each of `hosts` lies in `text`, and what else the file holds. */
@@ -73,6 +78,7 @@ export function parseCredentialsFile(text: string, file: string): PlaintextCrede
       object.members.map((member) => ({
         name: member.name,
         object: withoutSpaceBetweenTokens(text.slice(member.valueStart, member.end)),
+        line: text.slice(0, skipSpace(text, member.start)).split("\n").length,
       })),
     ),
     text,

@@ -12,15 +12,16 @@ export interface TerraformLocations {
   readonly terraformConfigFile: string;
   /** The CLI config file OpenTofu reads; may be the same file. */
   readonly tofuConfigFile: string;
-  /** True when `TF_CLI_CONFIG_FILE` chooses the file for both tools. */
-  readonly configFileFromEnv: boolean;
-  /** `credentials.tfrc.json` files `terraform login` may have written, existing or not. */
-  readonly credentialsFiles: readonly string[];
   /**
-   * Directories whose `*.tfrc` and `*.tfrc.json` files are merged into the CLI config (the
-   * directories of `credentialsFiles`); none while TF_CLI_CONFIG_FILE is set.
+   * The one directory whose `*.tfrc` and `*.tfrc.json` files Terraform merges after its main
+   * file (`~/.terraform.d`, `%APPDATA%\terraform.d`); `undefined` while the main file comes
+   * from `configFileOverride` (Terraform's `LoadConfig` then reads no directory at all).
    */
-  readonly configDirs: readonly string[];
+  readonly terraformConfigDir: string | undefined;
+  /** OpenTofu's: `~/.terraform.d` while it exists, else `$XDG_CONFIG_HOME/opentofu` when set. */
+  readonly tofuConfigDir: string | undefined;
+  /** The variable that chose the main file for both tools, when one did. */
+  readonly configFileOverride: "TF_CLI_CONFIG_FILE" | "TERRAFORM_CONFIG" | undefined;
 }
 
 export interface LocationInputs {
@@ -42,8 +43,8 @@ export const HELPER_NAME = "terraform-credentials-keychain";
  * - OpenTofu: `~/.tofurc`, or `~/.terraformrc` while only that exists, or
  *   `$XDG_CONFIG_HOME/opentofu/tofurc` when that variable is set and neither exists
  *   (Windows: `tofu.rc`, legacy `terraform.rc`); plugins also in
- *   `$XDG_DATA_HOME/opentofu/plugins`; `credentials.tfrc.json` in `$XDG_CONFIG_HOME/opentofu`
- *   when `~/.terraform.d` does not exist.
+ *   `$XDG_DATA_HOME/opentofu/plugins`; its config directory (drop-ins, `credentials.tfrc.json`)
+ *   is `$XDG_CONFIG_HOME/opentofu` when `~/.terraform.d` does not exist.
  * - Both: `TERRAFORM_CONFIG` is the legacy name of `TF_CLI_CONFIG_FILE`.
  */
 export function terraformLocations(inputs: LocationInputs): TerraformLocations {
@@ -83,15 +84,15 @@ function unixLocations(inputs: LocationInputs): TerraformLocations {
     pluginDirs,
     terraformConfigFile: fromEnv ?? terraformrc,
     tofuConfigFile,
-    configFileFromEnv: fromEnv !== undefined,
-    credentialsFiles: unique([
-      join(dotTerraform, "credentials.tfrc.json"),
-      ...(xdgConfig === undefined ? [] : [join(xdgConfig, "opentofu", "credentials.tfrc.json")]),
-    ]),
-    configDirs:
+    terraformConfigDir: fromEnv === undefined ? dotTerraform : undefined,
+    // OpenTofu's config_unix.go configDir: the XDG directory only when ~/.terraform.d is absent.
+    tofuConfigDir:
       fromEnv !== undefined
-        ? []
-        : unique([dotTerraform, ...(xdgConfig === undefined ? [] : [join(xdgConfig, "opentofu")])]),
+        ? undefined
+        : xdgConfig !== undefined && !exists(dotTerraform)
+          ? join(xdgConfig, "opentofu")
+          : dotTerraform,
+    configFileOverride: overrideVariable(env),
   };
 }
 
@@ -112,15 +113,21 @@ function windowsLocations(inputs: LocationInputs): TerraformLocations {
     pluginDirs: [join(dataDir, "plugins"), join(dataDir, "plugins", osArch("win32", arch))],
     terraformConfigFile: fromEnv ?? terraformRc,
     tofuConfigFile: fromEnv ?? tofuDefault,
-    configFileFromEnv: fromEnv !== undefined,
-    credentialsFiles: [join(dataDir, "credentials.tfrc.json")],
-    configDirs: fromEnv !== undefined ? [] : [dataDir],
+    terraformConfigDir: fromEnv === undefined ? dataDir : undefined,
+    tofuConfigDir: fromEnv === undefined ? dataDir : undefined,
+    configFileOverride: overrideVariable(env),
   };
 }
 
 /** TF_CLI_CONFIG_FILE, or the legacy TERRAFORM_CONFIG that both tools still honour. */
 function configFileOverride(env: LocationInputs["env"]): string | undefined {
   return nonEmpty(env.TF_CLI_CONFIG_FILE) ?? nonEmpty(env.TERRAFORM_CONFIG);
+}
+
+/** Which variable `configFileOverride` took its value from. */
+function overrideVariable(env: LocationInputs["env"]): TerraformLocations["configFileOverride"] {
+  if (nonEmpty(env.TF_CLI_CONFIG_FILE) !== undefined) return "TF_CLI_CONFIG_FILE";
+  return nonEmpty(env.TERRAFORM_CONFIG) === undefined ? undefined : "TERRAFORM_CONFIG";
 }
 
 /** Go's GOOS_GOARCH spelling of a Node platform and architecture. */

@@ -1,4 +1,5 @@
 import type { Hostname } from "../protocol/hostname.ts";
+import { quote } from "../system/quote.ts";
 import type { HttpsAnswer } from "../system/https-get.ts";
 
 /**
@@ -27,7 +28,8 @@ export type DiscoveryStep =
   | { readonly kind: "failed"; readonly reason: string };
 
 /**
- * Reads the answer to a discovery request at `url`. A 404 means the host offers no services
+ * Reads the answer to a discovery request at `url`. What the server sent appears in a reason
+ * only through `quote()`. A 404 means the host offers no services
  * (svchost returns an empty host, not an error); any other status but 200, a media type
  * other than application/json or a body that is no JSON object is a failure. A redirect
  * must stay on HTTPS: the token check never follows one elsewhere.
@@ -54,7 +56,7 @@ export function readDiscoveryAnswer(url: URL, answer: HttpsAnswer): DiscoverySte
   if (mediaType !== "application/json")
     return {
       kind: "failed",
-      reason: `the document's Content-Type is ${JSON.stringify(answer.contentType ?? "")}, not application/json`,
+      reason: `the document's Content-Type is ${quote(answer.contentType ?? "")}, not application/json`,
     };
   let document: unknown;
   try {

@@ -7,16 +7,21 @@ export const DEFAULT_STACKS_HOST = "app.terraform.io";
 
 /**
  * The line to tell a person whose `terraform stacks` would now fall back to
- * app.terraform.io instead of `host`; `undefined` when `host` is that default or a variable
- * already names the host.
+ * app.terraform.io instead of one of `hosts`: each host that needs it named once, in the
+ * order given; `undefined` when none does (only the default host, or a variable already
+ * names the host).
  */
 export function stacksHostnameNote(
-  host: string,
+  hosts: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): string | undefined {
   const set = (name: string) => (env[name] ?? "") !== "";
-  if (host === DEFAULT_STACKS_HOST || set("TF_STACKS_HOSTNAME") || set("TF_CLOUD_HOSTNAME")) {
-    return undefined;
-  }
-  return `terraform stacks (Terraform 1.16+) finds its host only in credentials.tfrc.json or a variable: set TF_STACKS_HOSTNAME=${host} where you run it, or it uses ${DEFAULT_STACKS_HOST}`;
+  if (set("TF_STACKS_HOSTNAME") || set("TF_CLOUD_HOSTNAME")) return undefined;
+  const named = [...new Set(hosts)].filter((host) => host !== DEFAULT_STACKS_HOST);
+  if (named.length === 0) return undefined;
+  const which =
+    named.length === 1
+      ? `TF_STACKS_HOSTNAME=${named[0] ?? ""}`
+      : `TF_STACKS_HOSTNAME to the host (${named.join(", ")})`;
+  return `terraform stacks (Terraform 1.16+) finds its host only in credentials.tfrc.json or a variable: set ${which} where you run it, or it uses ${DEFAULT_STACKS_HOST}`;
 }

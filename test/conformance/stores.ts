@@ -7,7 +7,9 @@ import { assertSilentSuccess, type ProtocolBackend } from "../support/protocol-s
 import type { KeyringSession } from "../support/keyring-session.ts";
 import { startKeyringSession } from "../support/keyring-session.ts";
 import { startKeePassXcSession } from "../support/keepassxc-session.ts";
+import { startDefaultKeychain } from "../support/keychain-backends.ts";
 import { startKWalletSession } from "../support/kwallet-session.ts";
+import { startTemporaryKeychain } from "../support/macos-keychain-session.ts";
 import { startPassSession } from "../support/pass-session.ts";
 import { addItem } from "../support/secret-service-items.ts";
 import { buildWindowsHelper, startWinePrefix } from "../support/wine-prefix.ts";
@@ -178,4 +180,33 @@ export const WSL_WINCRED: ConformanceStore = {
       close: () => wsl.close(),
     };
   },
+};
+
+/**
+ * The macOS Keychain: a temporary keychain, made the user's default for the run, so the
+ * helper runs with no args, on its default service, as an installed one does. Shows only
+ * "bounded-stdin". Not "locked-get" nor "locked-forget": a locked keychain asks for its
+ * password in a dialog where a window server runs (as on GitHub's runners), which no test
+ * answers, so what the helper meets there is the deadline, not the lock. Not "unreachable":
+ * the Keychain is part of macOS. Not "foreign-items": one generic password per service and
+ * account, none beside ours.
+ */
+export const MACOS_KEYCHAIN: ConformanceStore = {
+  name: "the macOS Keychain (a temporary keychain)",
+  capabilities: new Set<Capability>(["bounded-stdin"]),
+  async start(): Promise<StoreUnderTest> {
+    const keychain = await startTemporaryKeychain();
+    return { env: keychain.env, args: [], close: () => keychain.close() };
+  },
+};
+
+/**
+ * Windows Credential Manager itself, on a Windows runner: the user's own store, so entries
+ * go under a service name of their own, which close() empties. The same capabilities as
+ * under Wine, for the same reasons.
+ */
+export const WINDOWS_CREDENTIAL_MANAGER: ConformanceStore = {
+  name: "Windows Credential Manager",
+  capabilities: WINDOWS_UNDER_WINE.capabilities,
+  start: startDefaultKeychain,
 };

@@ -1,11 +1,14 @@
 // Proves the HTTPS fixture works with the real terraform, so that the e2e tests of the
 // credentials helper can rely on it: every failure there must be the helper's, not the fixture's.
 import assert from "node:assert/strict";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { request } from "node:https";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { TestContext } from "node:test";
+import { testCaIn } from "./support/certificates.ts";
 import { fixtureConfiguration, newToken, startFixtureServer } from "./support/fixture-server.ts";
 import type {
   FixtureConfigurationParts,
@@ -19,6 +22,7 @@ import {
   makePrivateHome,
   runTerraform,
   terraformEnv,
+  terraformPaths,
   tokenEnvVarName,
   writeCliConfig,
 } from "./support/terraform.ts";
@@ -115,6 +119,31 @@ test("the fixture answers 401 without the token and serves discovery to anyone",
     ["none", "none", "invalid", "none", "invalid", "valid"],
   );
   assert.ok(!JSON.stringify(server.requests).includes(token), "the request log holds the token");
+});
+
+test("servers given one CA (scripts/fixture-ca.ts, as CI's macOS and Windows jobs make it) sign with it and leave it on close", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "fixture-ca-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const printed = execFileSync(
+    process.execPath,
+    ["--import", "tsx", "scripts/fixture-ca.ts", dir],
+    {
+      encoding: "utf8",
+    },
+  );
+  const ca = testCaIn(dir);
+  assert.equal(printed, `${ca.caFile}\n`);
+  for (let round = 0; round < 2; round++) {
+    const server = await startFixtureServer({ token: newToken(), ca });
+    try {
+      assert.equal(server.caFile, ca.caFile);
+      assert.equal((await get(server, "/.well-known/terraform.json")).status, 200);
+    } finally {
+      await server.close();
+    }
+    await access(ca.caFile);
+    await access(ca.keyFile);
+  }
 });
 
 test(
@@ -251,7 +280,7 @@ test(
           { prompt: `Token for ${server.host}:`, answer: pasted },
         ],
       });
-    const credentialsFile = join(home.path, ".terraform.d", "credentials.tfrc.json");
+    const credentialsFile = join(terraformPaths(home.path).configDir, "credentials.tfrc.json");
 
     const refused = await login(newToken());
     assert.equal(refused.exitCode, 1, describeRun(refused));

@@ -1,12 +1,15 @@
-// The installed helper driven by the real terraform, with a real gnome-keyring in a private
-// D-Bus session: every test has its own HOME, keyring, fixture server and CLI config, built
-// from scratch (never the ambient environment or /root).
+// The installed helper driven by the real terraform, with this OS's own keychain: a real
+// gnome-keyring in a private D-Bus session on Linux, a temporary Keychain made the default on
+// macOS, Credential Manager itself on Windows (CI only). Every test has its own HOME, fixture
+// server and CLI config, built from scratch (never the ambient environment or /root).
 import assert from "node:assert/strict";
 import { access, appendFile, chmod, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { TestContext } from "node:test";
+import { forgetEveryHost, nativeSandbox } from "../support/keychain-backends.ts";
 import { startKeyringSession } from "../support/keyring-session.ts";
+import { startTemporaryKeychain } from "../support/macos-keychain-session.ts";
 import { newToken } from "./support/fixture-server.ts";
 import {
   addNetworkMirror,
@@ -20,29 +23,54 @@ import {
   requestsOf,
   startHarness,
 } from "./support/helper-harness.ts";
-import type { Harness, HarnessOptions } from "./support/helper-harness.ts";
+import type { Harness, HarnessOptions, PrivateSession } from "./support/helper-harness.ts";
 import { findTerraform, skipWithoutTerraform } from "./support/terraform.ts";
 
 const terraform = await findTerraform();
 /** Per test: a keyring session, an install (copies ~130 MB) and a few terraform runs. */
 const TEST_TIMEOUT_MS = 180_000;
+/** Windows has no mode bits: Node reports 0o666, or 0o444 for a read-only file. */
+const MODE_BITS = process.platform !== "win32";
 
-/** A keyring session with the helper installed, or undefined (skipped) without terraform. */
+/**
+ * Credential Manager cannot be started privately, and these tests use the default service:
+ * on Windows they run on CI's throwaway runners only, never against a developer's own entries.
+ */
+const windowsOffCi =
+  process.platform === "win32" && process.env["CI"] !== "true"
+    ? "SKIP: on Windows these tests write Credential Manager's entries under the default service: they run under CI=true only"
+    : undefined;
+
+/** This OS's keychain for one test, with a private HOME. */
+function startKeychainSession(): Promise<PrivateSession> {
+  if (process.platform === "darwin") return startTemporaryKeychain();
+  if (process.platform !== "win32") return startKeyringSession();
+  const sandbox = nativeSandbox();
+  return Promise.resolve({
+    env: sandbox.env,
+    home: sandbox.home,
+    close: async () => {
+      await forgetEveryHost([], sandbox.env);
+      sandbox.remove();
+    },
+  });
+}
+
+/** A keychain session with the helper installed, or undefined (skipped) without terraform. */
 async function keychainHarness(
   t: TestContext,
   token: string,
   options: Partial<Pick<HarnessOptions, "install" | "installArgs">> = {},
 ): Promise<Harness | undefined> {
+  if (windowsOffCi !== undefined) {
+    t.skip(windowsOffCi);
+    return undefined;
+  }
   if (terraform === undefined) {
     skipWithoutTerraform(t);
     return undefined;
   }
-  return startHarness(t, {
-    terraform,
-    token,
-    startSession: () => startKeyringSession(),
-    ...options,
-  });
+  return startHarness(t, { terraform, token, startSession: startKeychainSession, ...options });
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -101,13 +129,15 @@ test(
     const xdgConfig = harness.env()["XDG_CONFIG_HOME"] ?? "";
     const tofuCredentials = join(xdgConfig, "opentofu", "credentials.tfrc.json");
     assert.equal(await exists(tofuCredentials), false, "OpenTofu's credentials file was written");
-    const keyrings = join(harness.env()["XDG_DATA_HOME"] ?? "", "keyrings");
-    const keyringFiles = await regularFiles(keyrings);
-    assert.ok(
-      keyringFiles.some((file) => file.endsWith("login.keyring")),
-      `the keyring was never written to disk: ${keyringFiles.join(", ")}`,
-    );
-    assert.deepEqual(await filesContaining(keyrings, token), []);
+    if (process.platform === "linux") {
+      const keyrings = join(harness.env()["XDG_DATA_HOME"] ?? "", "keyrings");
+      const keyringFiles = await regularFiles(keyrings);
+      assert.ok(
+        keyringFiles.some((file) => file.endsWith("login.keyring")),
+        `the keyring was never written to disk: ${keyringFiles.join(", ")}`,
+      );
+      assert.deepEqual(await filesContaining(keyrings, token), []);
+    }
     assert.deepEqual(await filesContaining(harness.sandbox, token), []);
 
     const { result } = await harness.init();
@@ -140,9 +170,11 @@ test(
     assert.equal(install.exitCode, 0, describeRun(install));
     assert.match(install.stdout, /credentials_helper block added/);
     assert.equal(await readFile(harness.terraformrc, "utf8"), 'credentials_helper "keychain" {}\n');
-    assert.equal((await stat(harness.terraformrc)).mode & 0o777, 0o600);
-    const installed = await stat(harness.helperPath);
-    assert.equal(installed.mode & 0o111, 0o111, "the installed helper is not executable");
+    if (MODE_BITS) {
+      assert.equal((await stat(harness.terraformrc)).mode & 0o777, 0o600);
+      const installed = await stat(harness.helperPath);
+      assert.equal(installed.mode & 0o111, 0o111, "the installed helper is not executable");
+    }
     const version = await harness.helper(["--version"]);
     assert.equal(version.exitCode, 0, describeRun(version));
 
@@ -150,14 +182,15 @@ test(
     assert.equal(login.exitCode, 0, describeRun(login));
     // Terraform logs the plugin directory it searched and the helper it found there: together
     // they are the installed path, $HOME/.terraform.d/plugins/terraform-credentials-keychain.
-    const pluginDir = join(harness.home, ".terraform.d", "plugins");
+    // Go's %q quotes them; JSON.stringify writes the same for these paths.
+    const { pluginDir } = harness;
     assert.equal(harness.helperPath, join(pluginDir, HELPER_FILE_NAME));
     assert.ok(
-      login.stderr.includes(`checking for credentials in "${pluginDir}"`),
-      "the trace log does not show terraform searching the plugin dir",
+      login.stderr.includes(`checking for credentials in ${JSON.stringify(pluginDir)}`),
+      `the trace log does not show terraform searching ${pluginDir}`,
     );
     assert.ok(
-      login.stderr.includes(`found legacy credentials "${HELPER_FILE_NAME}"`),
+      login.stderr.includes(`found legacy credentials ${JSON.stringify(HELPER_FILE_NAME)}`),
       "the trace log does not show terraform finding the helper",
     );
     await assertGet(harness, { token });
@@ -202,7 +235,7 @@ test(
     await assertGet(harness, { token });
     await assertGet(harness, { token: otherToken }, [], "app.example.com");
 
-    if (await exists(harness.credentialsFile)) {
+    if (MODE_BITS && (await exists(harness.credentialsFile))) {
       assert.equal((await stat(harness.credentialsFile)).mode & 0o777, 0o600);
     }
     assert.deepEqual(await filesContaining(harness.sandbox, token), []);
@@ -251,7 +284,7 @@ test(
     const imported = await harness.helper(["import"]);
     assert.equal(imported.exitCode, 0, describeRun(imported));
     await assertGet(harness, { token });
-    assert.equal((await stat(harness.credentialsFile)).mode & 0o777, 0o640);
+    if (MODE_BITS) assert.equal((await stat(harness.credentialsFile)).mode & 0o777, 0o640);
     const left: unknown = JSON.parse(await readFile(harness.credentialsFile, "utf8"));
     assert.deepEqual(left, { note: "kept", credentials: {} });
 
@@ -285,7 +318,7 @@ test(
 
     const after = await stat(harness.credentialsFile);
     assert.equal(await readFile(harness.credentialsFile, "utf8"), text);
-    assert.equal(after.mode & 0o7777, 0o600);
+    if (MODE_BITS) assert.equal(after.mode & 0o7777, 0o600);
     assert.equal(after.ino, before.ino, "the file was replaced");
     assert.equal(after.mtimeMs, before.mtimeMs, "the file was rewritten");
   },
@@ -391,7 +424,7 @@ test(
       assert.match(doctor.stdout, /^warn {2}these hosts do not use the helper$/m);
       assert.ok(
         doctor.stdout.includes(
-          `${host}: ${harness.credentialsFile} holds a plaintext token that wins over the helper`,
+          `${host}: the token in ${harness.credentialsFile}:3 wins over the helper`,
         ),
         doctor.stdout,
       );

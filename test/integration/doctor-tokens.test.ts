@@ -1,12 +1,22 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startConnectProxy, type ConnectProxy } from "../e2e/support/connect-proxy.ts";
-import { startFixtureServer, type FixtureServer } from "../e2e/support/fixture-server.ts";
+import {
+  fixtureConfiguration,
+  startFixtureServer,
+  type FixtureServer,
+} from "../e2e/support/fixture-server.ts";
+import {
+  findTerraform,
+  runTerraform,
+  skipWithoutTerraform,
+  tokenEnvVarName,
+} from "../e2e/support/terraform.ts";
 import { onPath } from "../support/find-command.ts";
 import { execFileSync } from "node:child_process";
 import { helperCommand, runHelper } from "../support/helper-process.ts";
@@ -16,7 +26,8 @@ import { assertSilentSuccess } from "../support/protocol-suite.ts";
 
 // doctor's token check through the built executable, over a real pass store, against the
 // HTTPS fixture: every host name reaches 127.0.0.1 through a CONNECT proxy in HTTPS_PROXY,
-// with the fixture's private CA in SSL_CERT_FILE. Nothing leaves the machine.
+// with the fixture's private CA in SSL_CERT_FILE. Nothing leaves the machine. A second
+// fixture, whose CA nothing trusts, plays a host that is not who it says.
 
 /** What each host's server accepts, and what is stored for it. */
 const SERVER_TOKENS = {
@@ -48,6 +59,9 @@ const LINES = [
   "warn  token for split.example.com: not checked: its tfe.v2 API is on another host, api.example.net, and the token goes only to split.example.com",
 ];
 const ACCEPTED = LINES[1];
+/** The host the untrusted fixture answers for, and the token stored for it. */
+const IMPOSTOR = "impostor.example.com";
+const IMPOSTOR_TOKEN = "tok-for-the-impostor";
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 const skip =
@@ -65,6 +79,7 @@ const noNetwork = (() => {
 describe("doctor checks the stored tokens with their hosts", { skip }, () => {
   let session: PassSession;
   let server: FixtureServer;
+  let impostor: FixtureServer;
   let proxy: ConnectProxy;
   let silent: Server;
   const held = new Set<Socket>();
@@ -106,8 +121,14 @@ describe("doctor checks the stored tokens with their hosts", { skip }, () => {
       socket.on("close", () => held.delete(socket));
     });
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    // Accepts the token it is sent: a certificate check that lets it through would show.
+    impostor = await startFixtureServer({
+      token: "tok-unused",
+      tokensByHost: { [IMPOSTOR]: IMPOSTOR_TOKEN },
+    });
     proxy = await startConnectProxy(server.port, {
       "silent.example.com": (silent.address() as AddressInfo).port,
+      [IMPOSTOR]: impostor.port,
     });
     env = { ...session.env, HTTPS_PROXY: proxy.url, SSL_CERT_FILE: server.caFile };
     const installed = await helper(["install"]);
@@ -116,12 +137,14 @@ describe("doctor checks the stored tokens with their hosts", { skip }, () => {
       assertSilentSuccess(await helper(args, {}, { stdin: JSON.stringify({ token }) }));
     for (const [host, token] of Object.entries(STORED)) await store(["store", host], token);
     await store(["--service", "solo", "store", "good.example.com"], STORED["good.example.com"]!);
+    await store(["--service", "impostor", "store", IMPOSTOR], IMPOSTOR_TOKEN);
     server.clearRequests();
   });
   after(async () => {
     for (const socket of held) socket.destroy();
     await new Promise((resolve) => silent.close(resolve));
     await proxy.close();
+    await impostor.close();
     await server.close();
     await session.close();
   });
@@ -199,7 +222,7 @@ describe("doctor checks the stored tokens with their hosts", { skip }, () => {
     assert.equal(proxy.targets.length, before, "the proxy saw nothing");
   });
 
-  test("SSL_CERT_DIR is honoured as Go does: Bun by itself ignores it", async () => {
+  test("SSL_CERT_DIR is honoured as Go does: Bun by itself reads only c_rehash names there", async () => {
     const dir = path.join(session.home, "certs");
     mkdirSync(dir, { recursive: true });
     copyFileSync(server.caFile, path.join(dir, "private-ca.pem"));
@@ -208,6 +231,87 @@ describe("doctor checks the stored tokens with their hosts", { skip }, () => {
       SSL_CERT_DIR: dir,
     });
     assert.deepEqual(tokenLines(result.stdout), [ACCEPTED], result.stdout);
+  });
+
+  // Go and Terraform read none of these: a token must not go where Terraform's would not.
+  for (const [what, variables] of [
+    ["NODE_TLS_REJECT_UNAUTHORIZED=0", { NODE_TLS_REJECT_UNAUTHORIZED: "0" }],
+    ["NODE_EXTRA_CA_CERTS with the impostor's CA", { NODE_EXTRA_CA_CERTS: "impostor" }],
+    [
+      "all of Bun's trust variables at once",
+      {
+        NODE_TLS_REJECT_UNAUTHORIZED: "0",
+        NODE_EXTRA_CA_CERTS: "impostor",
+        NODE_USE_SYSTEM_CA: "1",
+        BUN_OPTIONS: "--use-system-ca",
+      },
+    ],
+  ] as const)
+    test(`${what}: a host with an untrusted certificate gets no token`, async () => {
+      impostor.clearRequests();
+      const extra = Object.fromEntries(
+        Object.entries(variables).map(([name, value]) => [
+          name,
+          value === "impostor" ? impostor.caFile : value,
+        ]),
+      );
+      const result = await helper(["--service", "impostor", "doctor"], extra);
+      assert.deepEqual(impostor.requests, [], "the impostor saw a request");
+      assert.deepEqual(tokenLines(result.stdout), [
+        `warn  token for ${IMPOSTOR}: not checked: discovery failed: TLS: the certificate is not signed by a trusted CA (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`,
+      ]);
+    });
+
+  test("BUN_CONFIG_VERBOSE_FETCH=curl prints no request, so no token, on stderr", async () => {
+    // A direct connection: through a proxy, Bun 1.4.5 logs only the first request in full.
+    const host = server.host;
+    const service = ["--service", "verbose"];
+    const token = "tok-unused";
+    assertSilentSuccess(
+      await helper([...service, "store", host], {}, { stdin: JSON.stringify({ token }) }),
+    );
+    const result = await helper([...service, "doctor"], { BUN_CONFIG_VERBOSE_FETCH: "curl" });
+    assert.ok(!result.stderr.includes(token), "the token is on stderr");
+    assert.equal(result.stderr, "");
+    assert.deepEqual(tokenLines(result.stdout), [
+      `ok    token for ${host}: accepted, account tester`,
+    ]);
+  });
+
+  test("a bundle with an unparsable block: skipped as Go skips it, and Terraform agrees", async (t) => {
+    const bundle = path.join(session.home, "bundle-with-garbage.pem");
+    const garbage =
+      "-----BEGIN CERTIFICATE-----\nTm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n";
+    writeFileSync(bundle, `${garbage}${readFileSync(server.caFile, "utf8")}`);
+    const result = await helper(["--service", "solo", "doctor"], { SSL_CERT_FILE: bundle });
+    assert.deepEqual(tokenLines(result.stdout), [ACCEPTED], result.stdout);
+
+    // The referee: terraform init fetches a module from the fixture with the same bundle.
+    const terraform = await findTerraform();
+    if (terraform === undefined) {
+      skipWithoutTerraform(t);
+      return;
+    }
+    const workspace = path.join(session.home, "referee");
+    mkdirSync(workspace, { recursive: true });
+    writeFileSync(
+      path.join(workspace, "main.tf"),
+      fixtureConfiguration(server, { provider: false }),
+    );
+    writeFileSync(path.join(workspace, "empty.tfrc"), "");
+    server.clearRequests();
+    const init = await runTerraform(terraform, ["init", "-input=false", "-no-color"], {
+      cwd: workspace,
+      env: {
+        ...env,
+        SSL_CERT_FILE: bundle,
+        TF_CLI_CONFIG_FILE: path.join(workspace, "empty.tfrc"),
+        CHECKPOINT_DISABLE: "1",
+        [tokenEnvVarName(server.host)]: "tok-unused",
+      },
+    });
+    assert.equal(init.exitCode, 0, `${init.stdout}${init.stderr}`);
+    assert.ok(server.requests.some((request) => request.auth === "valid"));
   });
 
   describe("a machine with no network", { skip: noNetwork }, () => {

@@ -289,7 +289,8 @@ describe(
 
     test("a block import cannot move: the text says what to do instead, and runs nothing", async (t) => {
       const { env, rc } = await installedSession(t);
-      const block = 'credentials "odd.example.com" {\n  token = "t"\n  organization = "acme"\n}\n';
+      // An interpolation: HCL 1 reads it, this tool cannot tell the token it makes.
+      const block = 'credentials "odd.example.com" {\n  token = "${var.t}"\n}\n';
       appendFileSync(rc, block);
       const doctor = await runHelper(["doctor"], { env });
       const fix =

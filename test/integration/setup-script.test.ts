@@ -1,12 +1,20 @@
 /**
  * `npm run setup` (scripts/setup.sh) over a CLI config that already has another block: the
- * refusal names the file and that block's args, and the hint it prints keeps every option the
- * person gave, run as printed. npm itself is a stand-in that runs the script (npm ci and the
+ * refusal names the file and that block's args, comes before the build, and the hint it
+ * prints keeps every option the person gave, run as printed. npm itself is a stand-in that runs the script (npm ci and the
  * build are not what is tested; the built executable in dist/ is used as it is).
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test, type TestContext } from "node:test";
@@ -24,7 +32,9 @@ function sandbox(t: TestContext, block: string) {
   mkdirSync(home);
   mkdirSync(bin);
   const npm = path.join(bin, "npm");
-  // npm ci and the build do nothing; "npm run setup -- ARGS" runs the script, as npm would.
+  const built = path.join(root, "built");
+  // npm ci does nothing, and the build only leaves a mark; "npm run setup -- ARGS" runs the
+  // script, as npm would.
   writeFileSync(
     npm,
     `#!/bin/sh
@@ -32,7 +42,7 @@ case "$1" in
   ci) exit 0 ;;
   run) shift; [ "$1" = --silent ] && shift
     case "$1" in
-      build) exit 0 ;;
+      build) touch ${JSON.stringify(built)}; exit 0 ;;
       setup) shift; [ "$1" = -- ] && shift; exec bash ${JSON.stringify(path.join(REPO, "scripts", "setup.sh"))} "$@" ;;
     esac ;;
 esac
@@ -51,7 +61,7 @@ exit 1
   };
   const sh = (line: string) =>
     spawnSync("sh", ["-c", line], { env, cwd: REPO, encoding: "utf8", timeout: 60_000 });
-  return { terraformrc, sh };
+  return { terraformrc, sh, built: () => existsSync(built) };
 }
 
 /** The command setup's refusal offers. */
@@ -65,9 +75,10 @@ test(
   "setup -- --backend pass over a keychain block: the refusal names file and args, the hint keeps --backend pass and works",
   LINUX_ONLY,
   (t) => {
-    const { terraformrc, sh } = sandbox(t, 'credentials_helper "keychain" {}\n');
+    const { terraformrc, sh, built } = sandbox(t, 'credentials_helper "keychain" {}\n');
     const refused = sh("npm run setup -- --backend pass");
     assert.equal(refused.status, 1, refused.stderr);
+    assert.equal(built(), false, "refused before the build");
     assert.ok(
       refused.stderr.includes(
         `the CLI config ${terraformrc} already sets credentials_helper "keychain"; rerun with --force to replace it\n`,
@@ -80,6 +91,7 @@ test(
 
     const replaced = sh(hint);
     assert.equal(replaced.status, 0, replaced.stderr);
+    assert.equal(built(), true);
     assert.equal(
       readFileSync(terraformrc, "utf8"),
       'credentials_helper "keychain" {\n  args = ["--backend", "pass"]\n}\n',

@@ -12,6 +12,8 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { startConnectProxy } from "../e2e/support/connect-proxy.ts";
+import { startFixtureServer } from "../e2e/support/fixture-server.ts";
 import { runHelper, type HelperResult } from "../support/helper-process.ts";
 import {
   assertOneLineFailure,
@@ -313,6 +315,42 @@ if (missing !== undefined) {
         /^ok {4}store --backend keychain \(service "doctored"\): reachable, 2 hosts stored\n {6}has credentials for d1\.example\.com\n {6}has credentials for d2\.example\.com$/m,
       );
       assert.doesNotMatch(result.stdout + result.stderr, /SECRET/);
+    });
+
+    test("doctor sends no token to a host whose certificate Windows does not trust, whatever Bun's variables say", async () => {
+      const host = "impostor.example.com";
+      const token = "tok-for-the-impostor";
+      await using impostor = await startFixtureServer({
+        token: "tok-unused",
+        tokensByHost: { [host]: token },
+      });
+      await using proxy = await startConnectProxy(impostor.port);
+      const service = ["--service", "impostor"];
+      assertSilentSuccess(await helper([...service, "store", host], JSON.stringify({ token })));
+      // Go on Windows reads none of these: it asks the system's certificate store.
+      const impostorCa = `Z:${impostor.caFile.replace(/\//g, "\\")}`;
+      const seen = [];
+      for (const variables of [
+        { NODE_TLS_REJECT_UNAUTHORIZED: "0" },
+        { NODE_EXTRA_CA_CERTS: impostorCa },
+        { SSL_CERT_FILE: impostorCa },
+      ]) {
+        impostor.clearRequests();
+        const result = await runHelper([...service, "doctor"], {
+          env: { ...wine.env, HTTPS_PROXY: proxy.url, ...variables },
+          command: wine.command(WINDOWS_BUILD),
+        });
+        const line = result.stdout
+          .split(/\r?\n/)
+          .find((text) => text.includes(`token for ${host}`));
+        seen.push({ variables, requests: impostor.requests.map((request) => request.kind), line });
+      }
+      const refused =
+        "warn  token for impostor.example.com: not checked: discovery failed: TLS: the certificate is not signed by a trusted CA (UNABLE_TO_VERIFY_LEAF_SIGNATURE)";
+      assert.deepEqual(
+        seen,
+        seen.map(({ variables }) => ({ variables, requests: [], line: refused })),
+      );
     });
 
     test("exec gives its command the tokens as TF_TOKEN_ variables", async () => {

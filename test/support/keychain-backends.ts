@@ -44,15 +44,22 @@ export function linuxOnly(what: string): string | false {
     : `SKIP: ${what} runs on Linux only; here the suites run against ${KEYCHAIN_BACKENDS[0]!.name}`;
 }
 
+/** A temporary HOME for the native stores, and the environment that points there. */
+export interface NativeSandbox {
+  readonly env: Record<string, string>;
+  readonly home: string;
+  /** Deletes the temporary directory. */
+  readonly remove: () => void;
+}
+
 /**
- * The OS's own store, which a test cannot start privately: entries go under a service name
- * of their own (`--service`, before the verb as Terraform puts args), which close() empties.
- * HOME (USERPROFILE, APPDATA, LOCALAPPDATA on Windows) is a temporary directory, so install
- * and the addon cache touch nothing of the user's; on macOS it links the real
+ * This process's environment without the caller's Terraform or helper settings, with HOME
+ * (USERPROFILE, APPDATA, LOCALAPPDATA on Windows) a temporary directory, so that install and
+ * the addon cache touch nothing of the user's. On macOS that HOME links the real
  * ~/Library/Keychains and the keychain preferences, because the Security framework finds
- * the login keychain through HOME.
+ * the keychains through HOME.
  */
-async function startNativeStore(): Promise<ProtocolBackend> {
+export function nativeSandbox(): NativeSandbox {
   const sandbox = mkdtempSync(path.join(os.tmpdir(), "tfck-native-"));
   const home = path.join(sandbox, "home");
   mkdirSync(home);
@@ -81,19 +88,36 @@ async function startNativeStore(): Promise<ProtocolBackend> {
       LOCALAPPDATA: path.join(home, "AppData", "Local"),
     });
   }
+  return { env, home, remove: () => rmSync(sandbox, { recursive: true, force: true }) };
+}
+
+/**
+ * The OS's own store, which a test cannot start privately: entries go under a service name
+ * of their own (`--service`, before the verb as Terraform puts args), which close() empties,
+ * in a `nativeSandbox()`.
+ */
+async function startNativeStore(): Promise<ProtocolBackend> {
+  const { env, remove } = nativeSandbox();
   const args = ["--service", `tfck-test-${process.pid}-${Date.now()}`];
   return {
     env,
     args,
     close: async () => {
       // Best effort: what a failed list leaves is under a service name no one else uses.
-      const listed = await runHelper([...args, "list", "--json"], { env });
-      if (listed.code === 0) {
-        for (const host of JSON.parse(listed.stdout) as string[]) {
-          await runHelper([...args, "forget", host], { env });
-        }
-      }
-      rmSync(sandbox, { recursive: true, force: true });
+      await forgetEveryHost(args, env);
+      remove();
     },
   };
+}
+
+/** Forgets every host the built helper lists with `args` (e.g. `--service NAME`); best effort. */
+export async function forgetEveryHost(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+): Promise<void> {
+  const listed = await runHelper([...args, "list", "--json"], { env });
+  if (listed.code !== 0) return;
+  for (const host of JSON.parse(listed.stdout) as string[]) {
+    await runHelper([...args, "forget", host], { env });
+  }
 }

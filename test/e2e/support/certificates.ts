@@ -8,7 +8,7 @@ const run = promisify(execFile);
 
 /** Paths of the PEM files written by {@link createTestCertificates}. */
 export interface TestCertificates {
-  /** The self-signed CA certificate: what a client must trust (e.g. via `SSL_CERT_FILE`). */
+  /** The CA certificate: what a client must trust (e.g. via `SSL_CERT_FILE`). */
   readonly caFile: string;
   /** The server certificate, signed by the CA, valid for IP 127.0.0.1 and DNS localhost. */
   readonly certFile: string;
@@ -29,29 +29,54 @@ const serverExtensions = (dnsNames: readonly string[]) =>
     "",
   ].join("\n");
 
+/** A CA's certificate and unencrypted key, as {@link createTestCa} writes them. */
+export interface TestCa {
+  /** The self-signed CA certificate (PEM). */
+  readonly caFile: string;
+  /** Its private key (PEM). */
+  readonly keyFile: string;
+}
+
 /**
- * Creates, in `dir` (which must exist and be private to the caller), a throwaway CA and a server
- * certificate it signed for `127.0.0.1` and `localhost`, valid for two days. Uses the `openssl`
- * CLI because Node's crypto can make keys but not X.509 certificates. Never touches the network.
- * Rejects if openssl is missing or fails.
+ * The CA files in `dir`, as {@link createTestCa} names them: `ca.pem` and `ca.key`. How CI's
+ * macOS and Windows jobs give the e2e fixture one CA for the run (`TFCK_TEST_FIXTURE_CA`).
+ */
+export function testCaIn(dir: string): TestCa {
+  return { caFile: join(dir, "ca.pem"), keyFile: join(dir, "ca.key") };
+}
+
+/**
+ * Creates, in `dir` (which must exist and be private to the caller), a throwaway CA valid for
+ * two days. Go (Terraform) checks that an issuer is a CA allowed to sign certificates: the
+ * extensions make it one.
+ */
+export async function createTestCa(dir: string): Promise<TestCa> {
+  const ca = testCaIn(dir);
+  const caSubject = "/CN=terraform-credentials-keychain e2e CA";
+  await openssl`req -x509 ${EC_KEY} -keyout ${ca.keyFile} -out ${ca.caFile} -days 2 -subj ${caSubject}
+    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign`;
+  return ca;
+}
+
+/**
+ * Creates, in `dir` (which must exist and be private to the caller), a server certificate for
+ * `127.0.0.1` and `localhost`, valid for two days, signed by `ca`, or by a throwaway CA made
+ * in `dir` when `ca` is not given. Uses the `openssl` CLI because Node's crypto can make keys
+ * but not X.509 certificates. Never touches the network. Rejects if openssl is missing or fails.
  */
 export async function createTestCertificates(
   dir: string,
   /** More names the server certificate is valid for (ASCII: punycode for IDNs). */
   dnsNames: readonly string[] = [],
+  ca?: TestCa,
 ): Promise<TestCertificates> {
-  const caFile = join(dir, "ca.pem");
-  const caKey = join(dir, "ca.key");
+  const { caFile, keyFile: caKey } = ca ?? (await createTestCa(dir));
   const certFile = join(dir, "server.pem");
   const keyFile = join(dir, "server.key");
   const csrFile = join(dir, "server.csr");
   const extFile = join(dir, "server.ext");
 
-  // Go (Terraform) checks that an issuer is a CA allowed to sign certificates, and ignores the
-  // subject CN of a leaf entirely: the extensions are what make the chain verify.
-  const caSubject = "/CN=terraform-credentials-keychain e2e CA";
-  await openssl`req -x509 ${EC_KEY} -keyout ${caKey} -out ${caFile} -days 2 -subj ${caSubject}
-    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign`;
+  // Go ignores the subject CN of a leaf entirely: the extensions are what make the chain verify.
   await openssl`req -new ${EC_KEY} -keyout ${keyFile} -out ${csrFile} -subj /CN=127.0.0.1`;
   // An extension file rather than `-copy_extensions`, which older openssl releases lack.
   await writeFile(extFile, serverExtensions(dnsNames));

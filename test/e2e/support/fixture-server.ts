@@ -6,7 +6,8 @@ import type { Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestCertificates } from "./certificates.ts";
+import { createTestCertificates, testCaIn } from "./certificates.ts";
+import type { TestCa } from "./certificates.ts";
 import { createZip, packageHashV1, zipHash } from "./zip.ts";
 import type { ZipEntry } from "./zip.ts";
 
@@ -32,8 +33,27 @@ export interface FixtureServerOptions {
    * one; relative URLs resolve against it.
    */
   readonly discoveryByHost?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /**
+   * Answer guarded routes whatever the Authorization header holds (still recording its
+   * hash): for tests that ask which token Terraform sends, not whether it is accepted.
+   */
+  readonly acceptAnyToken?: boolean;
   /** Directory under which the server's private temp dir is made; default `os.tmpdir()`. */
   readonly tmpRoot?: string;
+  /**
+   * The CA that signs the server's certificate; default the one in the directory
+   * `TFCK_TEST_FIXTURE_CA` names, else a throwaway CA of this server's own. Go trusts
+   * `SSL_CERT_FILE` only on Linux and the BSDs: CI's macOS and Windows jobs make one CA for
+   * the run (scripts/fixture-ca.ts) and trust it in the system's store, which is never done
+   * on a developer's machine.
+   */
+  readonly ca?: TestCa;
+}
+
+/** The CA of {@link FixtureServerOptions.ca} when none is given. */
+function defaultCa(): TestCa | undefined {
+  const dir = process.env["TFCK_TEST_FIXTURE_CA"];
+  return dir === undefined || dir === "" ? undefined : testCaIn(dir);
 }
 
 /** What the server can tell about the credentials a request carried. Never the token itself. */
@@ -105,7 +125,10 @@ export interface FixtureServer extends AsyncDisposable {
   readonly port: number;
   /** `https://127.0.0.1:PORT`, without a trailing slash. */
   readonly baseUrl: string;
-  /** PEM CA certificate that signed the server's certificate: give it to Terraform as `SSL_CERT_FILE`. */
+  /**
+   * PEM CA certificate that signed the server's certificate: give it to Terraform as
+   * `SSL_CERT_FILE` (Linux), or trust it in the system's store (macOS, Windows).
+   */
   readonly caFile: string;
   /** Base URL for `provider_installation { network_mirror { url = ... } }`, with its trailing slash. */
   readonly mirrorUrl: string;
@@ -116,7 +139,7 @@ export interface FixtureServer extends AsyncDisposable {
   /** Makes the server accept `token` from now on, and only it. */
   setToken(token: string): void;
   clearRequests(): void;
-  /** Stops the server, drops open connections and deletes its temp dir. Idempotent. */
+  /** Stops the server, drops open connections and deletes its temp dir (not a given CA). Idempotent. */
   close(): Promise<void>;
 }
 
@@ -146,7 +169,7 @@ const ACCOUNT_DETAILS = {
 };
 
 /**
- * Starts an HTTPS server on 127.0.0.1 at a random port, with a certificate from a throwaway CA,
+ * Starts an HTTPS server on 127.0.0.1 at a random port, with a certificate from a test CA (`ca`),
  * that plays every remote part a Terraform credentials helper's token is used for:
  *
  * - `/.well-known/terraform.json`: discovery, offering `modules.v1` and `tfe.v2` but not `login.v1`,
@@ -175,7 +198,11 @@ export async function startFixtureServer(options: FixtureServerOptions): Promise
   }
   const dir = await mkdtemp(join(options.tmpRoot ?? tmpdir(), "tf-fixture-"));
   try {
-    const certificates = await createTestCertificates(dir, Object.keys(options.tokensByHost ?? {}));
+    const certificates = await createTestCertificates(
+      dir,
+      Object.keys(options.tokensByHost ?? {}),
+      options.ca ?? defaultCa(),
+    );
     const [cert, key] = await Promise.all([
       readFile(certificates.certFile),
       readFile(certificates.keyFile),
@@ -184,6 +211,7 @@ export async function startFixtureServer(options: FixtureServerOptions): Promise
       token: options.token,
       tokensByHost: new Map(Object.entries(options.tokensByHost ?? {})),
       discoveryByHost: new Map(Object.entries(options.discoveryByHost ?? {})),
+      acceptAnyToken: options.acceptAnyToken ?? false,
       requests: [],
       archives: new Map(),
       archivePrefix: `/archives/${randomBytes(16).toString("hex")}/`,
@@ -210,6 +238,7 @@ interface ServerState {
   token: string;
   readonly tokensByHost: ReadonlyMap<string, string>;
   readonly discoveryByHost: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  readonly acceptAnyToken: boolean;
   readonly requests: RecordedRequest[];
   /** Package bodies by full URL path. */
   readonly archives: Map<string, Buffer>;
@@ -349,7 +378,7 @@ function handle(state: ServerState, request: IncomingMessage, response: ServerRe
   const route = method === "GET" || method === "HEAD" ? routeFor(state, path, named) : undefined;
   let reply: Reply;
   if (route === undefined) reply = { status: method === "GET" || method === "HEAD" ? 404 : 405 };
-  else if (route.needsAuth && auth !== "valid") reply = unauthorized();
+  else if (route.needsAuth && auth !== "valid" && !state.acceptAnyToken) reply = unauthorized();
   else reply = route.reply();
   state.requests.push({
     method,

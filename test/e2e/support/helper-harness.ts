@@ -1,7 +1,8 @@
-// Scaffolding for end-to-end tests of the INSTALLED helper: a private session (keyring or
-// pass), the fixture server, `dist/terraform-credentials-keychain install` into the session's
-// HOME, and runners for terraform and the installed helper with an environment built from
-// scratch. Nothing here reads the ambient environment except PATH (via the sessions).
+// Scaffolding for end-to-end tests of the INSTALLED helper: a private session (keyring, pass,
+// a temporary macOS Keychain, a Windows sandbox), the fixture server,
+// `dist/terraform-credentials-keychain install` into the session's HOME, and runners for
+// terraform and the installed helper with an environment built from scratch. Nothing here
+// reads the ambient environment except PATH (via the sessions).
 import assert from "node:assert/strict";
 import { appendFile, lstat, mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
@@ -15,13 +16,13 @@ import type {
   RecordedRequest,
   RouteKind,
 } from "./fixture-server.ts";
-import { cliConfig, runTerraform } from "./terraform.ts";
+import { cliConfig, runTerraform, terraformPaths } from "./terraform.ts";
 import type { PromptAnswer, TerraformResult } from "./terraform.ts";
 
 /** The installed helper's file name, as Terraform looks it up for `credentials_helper "keychain"`. */
-export const HELPER_FILE_NAME = "terraform-credentials-keychain";
+export const HELPER_FILE_NAME = `terraform-credentials-keychain${process.platform === "win32" ? ".exe" : ""}`;
 
-/** A private session from `startKeyringSession()` or `startPassSession()`. */
+/** A private session: `startKeyringSession()`, `startPassSession()`, `startTemporaryKeychain()`. */
 export interface PrivateSession {
   /** The session's complete environment: PATH, LANG, a private HOME, and the store's variables. */
   readonly env: Readonly<Record<string, string>>;
@@ -146,7 +147,7 @@ export interface HarnessOptions {
   readonly startSession: () => Promise<PrivateSession>;
   /** The helper's options before `install`, e.g. `["--backend", "pass"]`. */
   readonly installArgs?: readonly string[];
-  /** Run install and add the network mirror to `$HOME/.terraformrc`; default true. */
+  /** Run install and add the network mirror to the CLI config it wrote; default true. */
   readonly install?: boolean;
 }
 
@@ -164,12 +165,14 @@ export interface Harness {
   readonly home: string;
   /** The session's temp dir: HOME and, for the keyring session, the XDG dirs beside it. */
   readonly sandbox: string;
-  /** `$HOME/.terraformrc`, where a plain `install` writes the block. */
+  /** `$HOME/.terraformrc` (Windows: `%APPDATA%\terraform.rc`), where `install` writes the block. */
   readonly terraformrc: string;
   /** `$HOME/.terraform.d/credentials.tfrc.json`, where `terraform login` writes plaintext. */
   readonly credentialsFile: string;
   /** The installed helper: `$HOME/.terraform.d/plugins/terraform-credentials-keychain`. */
   readonly helperPath: string;
+  /** Where Terraform looks for the helper: `$HOME/.terraform.d/plugins`. */
+  readonly pluginDir: string;
   /** What `install` printed (empty when `install: false`). */
   readonly installOutput: string;
   /** The environment for a run, built from scratch. */
@@ -209,8 +212,9 @@ export async function startHarness(t: TestContext, options: HarnessOptions): Pro
   t.after(() => session.close());
   const home = session.home;
   const sandbox = dirname(home);
-  const terraformrc = join(home, ".terraformrc");
-  const helperPath = join(home, ".terraform.d", "plugins", HELPER_FILE_NAME);
+  const paths = terraformPaths(home);
+  const terraformrc = paths.cliConfigFile;
+  const helperPath = join(paths.pluginDir, HELPER_FILE_NAME);
   const configRoot = await mkdtemp(join(home, "configs-"));
 
   const env = (overrides: RunOverrides = {}): Record<string, string> =>
@@ -256,8 +260,9 @@ export async function startHarness(t: TestContext, options: HarnessOptions): Pro
     home,
     sandbox,
     terraformrc,
-    credentialsFile: join(home, ".terraform.d", "credentials.tfrc.json"),
+    credentialsFile: join(paths.configDir, "credentials.tfrc.json"),
     helperPath,
+    pluginDir: paths.pluginDir,
     installOutput,
     env,
     dist,

@@ -210,6 +210,52 @@ function matches(text: string, prompt: string | RegExp): boolean {
   return typeof prompt === "string" ? text.includes(prompt) : prompt.test(text);
 }
 
+/** Where Terraform keeps its CLI config and its own directory for a given HOME. */
+export interface TerraformPaths {
+  /** The CLI config read without `TF_CLI_CONFIG_FILE`: `.terraformrc`, or `terraform.rc`. */
+  readonly cliConfigFile: string;
+  /** `.terraform.d` (or `terraform.d`): `credentials.tfrc.json` and `plugins/` are in it. */
+  readonly configDir: string;
+  /** Where Terraform looks for credentials helpers: `<configDir>/plugins`. */
+  readonly pluginDir: string;
+}
+
+/**
+ * Terraform's own places for a private `home` (internal/command/cliconfig/config_unix.go,
+ * config_windows.go, plugins.go): `~/.terraformrc` and `~/.terraform.d` on Unix; on Windows
+ * `terraform.rc` and `terraform.d` in the folder SHGetFolderPathW(CSIDL_APPDATA) gives, the
+ * registry's `%USERPROFILE%\AppData\Roaming` expanded with the process's USERPROFILE (the
+ * folder must exist), which {@link windowsHomeEnv} points at `home`.
+ */
+export function terraformPaths(home: string, platform = process.platform): TerraformPaths {
+  const windows = platform === "win32";
+  const appData = windows ? roamingAppData(home) : home;
+  const configDir = join(appData, windows ? "terraform.d" : ".terraform.d");
+  const cliConfigFile = join(appData, windows ? "terraform.rc" : ".terraformrc");
+  return { cliConfigFile, configDir, pluginDir: join(configDir, "plugins") };
+}
+
+/**
+ * On Windows, what makes `home` the user's profile for a child built from scratch:
+ * USERPROFILE, APPDATA and LOCALAPPDATA inside it, and SystemRoot, without which Winsock
+ * cannot start and no Go program reaches the network. Nothing elsewhere.
+ */
+export function windowsHomeEnv(home: string): Record<string, string> {
+  if (process.platform !== "win32") return {};
+  const systemRoot = process.env["SystemRoot"] ?? "C:\\Windows";
+  return {
+    SystemRoot: systemRoot,
+    USERPROFILE: home,
+    APPDATA: roamingAppData(home),
+    LOCALAPPDATA: join(home, "AppData", "Local"),
+  };
+}
+
+/** `%USERPROFILE%\AppData\Roaming`, the registry's default for CSIDL_APPDATA. */
+function roamingAppData(home: string): string {
+  return join(home, "AppData", "Roaming");
+}
+
 /**
  * The environment for a hermetic terraform run: PATH from this process and nothing else
  * inherited (no TF_* variable, no proxy, no TF_PLUGIN_CACHE_DIR), a private HOME and XDG dirs,
@@ -218,6 +264,7 @@ function matches(text: string, prompt: string | RegExp): boolean {
 export function terraformEnv(options: TerraformEnvOptions): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+    ...windowsHomeEnv(options.home),
     HOME: options.home,
     XDG_CONFIG_HOME: join(options.home, ".config"),
     XDG_CACHE_HOME: join(options.home, ".cache"),
@@ -265,11 +312,12 @@ export async function writeCliConfig(path: string, options: CliConfigOptions): P
 
 /**
  * Creates an empty private HOME (mode 0700) under `os.tmpdir()`, with the `.terraform.d` dir
- * Terraform keeps its CLI state in, so no test reads or writes the real user's files.
+ * Terraform keeps its CLI state in (`AppData\Roaming\terraform.d` on Windows), so no test
+ * reads or writes the real user's files.
  */
 export async function makePrivateHome(): Promise<PrivateHome> {
   const path = await mkdtemp(join(tmpdir(), "tf-home-"));
-  await mkdir(join(path, ".terraform.d"), { mode: 0o700 });
+  await mkdir(terraformPaths(path).configDir, { recursive: true, mode: 0o700 });
   const cleanup = (): Promise<void> => rm(path, { recursive: true, force: true });
   return { path, cleanup, [Symbol.asyncDispose]: cleanup };
 }

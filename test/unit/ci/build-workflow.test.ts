@@ -4,7 +4,7 @@
  * and actionlint (scripts/test.sh static) check its syntax; this checks what it promises.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { parse } from "yaml";
@@ -98,7 +98,7 @@ describe("the build workflow", () => {
     assert.match(sign, /codesign --verify --strict --verbose=2 "\$SIGNED"/);
     const tests = macos.steps.find((step) => step.run?.includes("scripts/test.sh"))!;
     assert.equal(tests.env?.["TFCK_TEST_HELPER"], "${{ env.SIGNED }}");
-    assert.match(tests.run!, /scripts\/test\.sh unit integration/);
+    assert.match(tests.run!, /scripts\/test\.sh unit integration conformance$/);
     assert.ok(
       macos.steps.indexOf(tests) > macos.steps.findIndex((step) => step.name?.startsWith("Sign")),
     );
@@ -110,15 +110,58 @@ describe("the build workflow", () => {
     );
   });
 
-  test("Windows tests the binary of the released archive with the unit and integration suites", () => {
+  test("Windows tests the binary of the released archive with the unit, integration and conformance suites", () => {
     const windows = jobs["windows"]!;
     const tests = windows.steps.find((step) => step.run?.includes("scripts/test.sh"))!;
-    assert.match(tests.run!, /scripts\/test\.sh unit integration/);
+    assert.match(tests.run!, /scripts\/test\.sh unit integration conformance$/);
     assert.match(
       tests.env?.["TFCK_TEST_HELPER"] ?? "",
       /tested\/terraform-credentials-keychain\.exe$/,
     );
     assert.deepEqual(windows.needs, "linux");
+  });
+
+  test("the macOS and Windows jobs run e2e with terraform 1.11.4, after trusting one fixture CA for the run", () => {
+    const trusts = {
+      macos:
+        /sudo security add-trusted-cert -d -r trustRoot \\\n\s*-k \/Library\/Keychains\/System\.keychain "\$ca_dir\/ca\.pem"/,
+      windows:
+        /Import-Certificate -FilePath "\$env:TFCK_TEST_FIXTURE_CA\/ca\.pem" `\n\s*-CertStoreLocation Cert:\\LocalMachine\\Root/,
+    };
+    for (const [name, trust] of Object.entries(trusts)) {
+      const steps = jobs[name]!.steps;
+      const at = (found: (step: Step) => boolean, what: string): number => {
+        const index = steps.findIndex(found);
+        assert.notEqual(index, -1, `${name}: no step ${what}`);
+        return index;
+      };
+      const setup = at((step) => step.uses === "hashicorp/setup-terraform@v3", "sets terraform up");
+      assert.deepEqual(steps[setup]!.with, {
+        terraform_version: "1.11.4",
+        terraform_wrapper: false,
+      });
+      const ca = at(
+        (step) => step.run?.includes("npx tsx scripts/fixture-ca.ts") === true,
+        "makes the CA",
+      );
+      assert.match(steps[ca]!.run!, /echo "TFCK_TEST_FIXTURE_CA=[^"]+" >> "\$GITHUB_ENV"/);
+      const trusted = at((step) => trust.test(step.run ?? ""), "trusts the CA");
+      const e2e = at((step) => step.run === "bash scripts/test.sh e2e", "runs the e2e suite");
+      const suites = steps.find((step) => step.run?.includes("unit integration conformance"))!;
+      assert.equal(steps[e2e]!.env?.["TFCK_TEST_HELPER"], suites.env?.["TFCK_TEST_HELPER"]);
+      assert.ok(setup < e2e && ca <= trusted && trusted < e2e, `${name}: steps out of order`);
+    }
+  });
+
+  test("only the workflow trusts a fixture CA in a system store: no script a developer runs does", () => {
+    const trusting = /add-trusted-cert|Import-Certificate|certutil|LocalMachine\\Root/;
+    for (const dir of ["scripts", "test/e2e", "test/support", ".ci"]) {
+      for (const file of readdirSync(path.join(ROOT, dir), { recursive: true, encoding: "utf8" })) {
+        const full = path.join(ROOT, dir, file);
+        if (!statSync(full).isFile()) continue;
+        assert.doesNotMatch(readFileSync(full, "utf8"), trusting, path.join(dir, file));
+      }
+    }
   });
 
   test("e2e runs the oldest Terraform in the linux job, and the newest 1.x and OpenTofu in a matrix", () => {

@@ -430,6 +430,17 @@ describe("usage errors", () => {
     assertFailure(outcome, ExitCode.Usage, MISSING_COMMAND);
   });
 
+  test("an option that took a command as its value says so: --service list", async () => {
+    const h = createHarness();
+    const outcome = await h.invoke(["--service", "list"]);
+    assertFailure(
+      outcome,
+      ExitCode.Usage,
+      'missing command: "list" was read as the value of --service; give its value, then the command: --service SERVICE list\n',
+    );
+    assert.deepEqual(h.opened, []);
+  });
+
   test("only options and no verb exits 2 with one line", async () => {
     const outcome = await createHarness().invoke(["--service", "work"]);
     assertFailure(outcome, ExitCode.Usage, MISSING_COMMAND);
@@ -495,6 +506,10 @@ describe("usage errors", () => {
   });
 });
 
+/** The root's name and its options, as every command's usage starts. */
+const ROOT_USAGE =
+  "terraform-credentials-keychain \\[--service <name>\\] \\[--backend <store>\\] \\[--timeout <seconds>\\]";
+
 describe("help and version", () => {
   for (const flag of ["--help", "-h"]) {
     test(`${flag} prints usage on stdout and exits 0`, async () => {
@@ -543,7 +558,7 @@ describe("help and version", () => {
   test("help COMMAND prints that command's help", async () => {
     const outcome = await createHarness().invoke(["help", "install"]);
     assert.equal(outcome.code, 0);
-    assert.match(outcome.stdout, /^Usage: terraform-credentials-keychain install /);
+    assert.match(outcome.stdout, new RegExp(`^Usage: ${ROOT_USAGE} install `));
   });
 
   for (const command of ["list", "exec", "doctor", "import", "uninstall", "get"]) {
@@ -573,12 +588,21 @@ describe("help and version", () => {
     assert.ok(outcome.stderr.length < 200, outcome.stderr);
   });
 
-  test("a verb's --help prints its usage on stdout and exits 0", async () => {
+  test("a verb's --help prints its usage as Terraform calls it, the options before the verb", async () => {
     const outcome = await createHarness().invoke(["get", "--help"]);
     assert.equal(outcome.code, 0);
     assert.equal(outcome.stderr, "");
-    assert.match(outcome.stdout, /^Usage: terraform-credentials-keychain get /);
+    assert.match(outcome.stdout, new RegExp(`^Usage: ${ROOT_USAGE} get <hostname>\n`));
   });
+
+  for (const command of ["get", "list", "uninstall", "exec"]) {
+    test(`${command} --help has below it the "see below" its options point to`, async () => {
+      const { stdout } = await createHarness().invoke([command, "--help"]);
+      const pointer = stdout.indexOf("see below");
+      assert.ok(pointer > 0, stdout);
+      assert.match(stdout.slice(pointer), /\n\nWithout --backend or --service, /);
+    });
+  }
 
   for (const flag of ["--version", "-v"]) {
     test(`${flag} prints the version on stdout and exits 0`, async () => {

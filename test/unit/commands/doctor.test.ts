@@ -184,9 +184,15 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
         "tfe.example.com": "{}",
         "z.example.com": "{}",
       });
-    test("with no variable and no credentials.tfrc.json, the first host other than app.terraform.io", async (t) => {
+    test("with no variable and no credentials.tfrc.json, every host other than app.terraform.io", async (t) => {
+      // Finding 11: every host that needs it, once, not one of them at random.
       const details = storeCheck(await doctor(healthy(t), stored())).details;
-      assert.deepEqual(details.slice(3), [STACKS_NOTE]);
+      assert.deepEqual(details.slice(3), [
+        STACKS_NOTE.replace(
+          "TF_STACKS_HOSTNAME=tfe.example.com",
+          "TF_STACKS_HOSTNAME to the host (tfe.example.com, z.example.com)",
+        ),
+      ]);
     });
     test("TF_STACKS_HOSTNAME or TF_CLOUD_HOSTNAME set: nothing to say", async (t) => {
       for (const name of ["TF_STACKS_HOSTNAME", "TF_CLOUD_HOSTNAME"]) {
@@ -323,7 +329,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     assert.deepEqual(configCheck(checks, box.terraformrc), {
       status: "fail",
       title: `CLI config ${box.terraformrc} (Terraform and OpenTofu) has no credentials_helper "keychain" block`,
-      details: ['it names the helper "other" instead'],
+      details: [`${box.terraformrc}:1 names the helper "other" instead`],
       fix: `run "${box.plugin} install --force"`,
     });
   });
@@ -349,7 +355,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       `CLI config ${box.terraformrc} (Terraform and OpenTofu) cannot be read`,
     );
     assert.deepEqual(check.details, [
-      'could not read the CLI config file as HCL: "{" is never closed on line 1; fix the file or edit it by hand',
+      `${box.terraformrc} cannot be read as Terraform reads it: could not read the CLI config file as HCL: "{" is never closed on line 1; fix the file or edit it by hand`,
     ]);
   });
 
@@ -418,7 +424,6 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
         details: [
           `${box.terraformrc} is not read while it is set`,
           `${path.join(box.home, ".tofurc")} is not read while it is set`,
-          "credentials.tfrc.json is not read either, so its tokens do not shadow the helper",
         ],
       },
       NO_SHADOW,
@@ -502,31 +507,44 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       status: "warn",
       title: "these hosts do not use the helper",
       details: [
-        `app.terraform.io: ${box.credentialsFile} holds a plaintext token that wins over the helper`,
-        `tfe.example.com: ${box.credentialsFile} holds a plaintext token that wins over the helper`,
+        `app.terraform.io: the token in ${box.credentialsFile}:1 wins over the helper`,
+        `tfe.example.com: the token in ${box.credentialsFile}:1 wins over the helper`,
       ],
       fix: shadowFix(box),
     });
     assert.ok(!JSON.stringify(checks).includes(SECRET), "no token in any check");
   });
 
-  test("with TF_CLI_CONFIG_FILE set, credentials.tfrc.json is said to shadow only elsewhere", async (t) => {
-    const box = sandbox(t);
-    const chosen = path.join(box.root, "cli.tfrc");
-    const withEnv = { ...box, machine: { ...box.machine, env: { TF_CLI_CONFIG_FILE: chosen } } };
-    box.installHelper();
-    box.write(chosen, BLOCK);
-    box.write(box.credentialsFile, JSON.stringify({ credentials: { "a.example.com": {} } }));
-    assert.deepEqual(shadowCheck(await doctor(withEnv)).details, [
-      `a.example.com: ${box.credentialsFile} holds a plaintext token that wins over the helper (only where TF_CLI_CONFIG_FILE is not set)`,
-    ]);
+  test("finding 7: with TF_CLI_CONFIG_FILE or TERRAFORM_CONFIG set, credentials.tfrc.json and drop-ins are unread and shadow nothing", async (t) => {
+    for (const variable of ["TF_CLI_CONFIG_FILE", "TERRAFORM_CONFIG"]) {
+      const box = sandbox(t);
+      const chosen = path.join(box.root, "cli.tfrc");
+      const withEnv = { ...box, machine: { ...box.machine, env: { [variable]: chosen } } };
+      box.installHelper();
+      box.write(chosen, BLOCK);
+      box.write(box.credentialsFile, JSON.stringify({ credentials: { "a.example.com": {} } }));
+      const dropIn = box.inHome(".terraform.d", "team.tfrc");
+      box.write(dropIn, 'credentials "b.example.com" { token = "x" }\n');
+      const checks = await doctor(withEnv);
+      assert.deepEqual(shadowCheck(checks), NO_SHADOW, variable);
+      const unread = checks.find((check) => check.title.startsWith(`${variable} is set`));
+      assert.ok(unread, variable);
+      assert.deepEqual(
+        unread.details.filter((line) => line.includes(".terraform.d")),
+        [
+          `${box.credentialsFile} is not read while it is set`,
+          `${dropIn} is not read while it is set`,
+        ],
+        variable,
+      );
+    }
   });
 
   test("a malformed credentials.tfrc.json is reported without its content", async (t) => {
     const box = healthy(t);
     box.write(box.credentialsFile, `{"credentials": {"a.example.com": {"token": "${SECRET}"`);
     const checks = await doctor(box);
-    assert.deepEqual(shadowCheck(checks).details, [
+    assert.deepEqual(checkAbout(checks, box.credentialsFile).details, [
       `${box.credentialsFile} is not valid JSON; fix it or move its tokens by hand`,
     ]);
     assert.ok(!JSON.stringify(checks).includes(SECRET));
@@ -544,8 +562,8 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       status: "warn",
       title: "these hosts do not use the helper",
       details: [
-        `app.terraform.io: a credentials block in ${box.terraformrc} wins over the helper`,
-        `empty.example.com: a credentials block in ${box.terraformrc} wins over the helper (import cannot move it)`,
+        `app.terraform.io: the token in ${box.terraformrc}:3 wins over the helper`,
+        `empty.example.com: an entry with no token in ${box.terraformrc}:7 (nothing is sent) wins over the helper`,
       ],
       // First what import moves (each removed only once stored), then what it cannot.
       fix: `${shadowFix(box)}; then ${fixFor("credentials-by-hand", { HELPER: box.plugin }).effect}`,
@@ -561,7 +579,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     assert.equal(check.status, "fail");
     assert.equal(
       check.title,
-      `${extra} sets credentials_helper "other" as well: Terraform refuses a CLI config with two ("No more than one credentials_helper block may be specified") and runs no helper`,
+      `${extra} sets credentials_helper "other" as well: Terraform refuses a CLI config with two ("No more than one credentials_helper block may be specified") and runs either`,
     );
     assert.equal(check.fix, `remove that credentials_helper block from ${extra}`);
   });
@@ -573,14 +591,18 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     const checks = await doctor(box);
     assert.equal(checkAbout(checks, extra).status, "ok");
     assert.deepEqual(shadowCheck(checks).details, [
-      `tfe.example.com: a credentials block in ${extra} wins over the helper (import cannot move it)`,
+      `tfe.example.com: the token in ${extra}:1 wins over the helper`,
     ]);
     assert.ok(!JSON.stringify(checks).includes(SECRET));
   });
 
   test("names from data are printed with their control characters escaped", async (t) => {
-    const box = healthy(t, { "TF_TOKEN_a\u001b[2Jb": "x" });
-    const details = shadowCheck(await doctor(box)).details.join("\n");
+    const box = sandbox(t);
+    box.installHelper();
+    const chosen = path.join(box.root, "a\u001b[2Jb.tfrc");
+    box.write(chosen, `${BLOCK}credentials "a.example.com" { token = "x" }\n`);
+    const withEnv = { ...box, machine: { ...box.machine, env: { TF_CLI_CONFIG_FILE: chosen } } };
+    const details = shadowCheck(await doctor(withEnv)).details.join("\n");
     assert.ok(!details.includes("\u001b"), details);
     assert.match(details, /\\u001b\[2J/);
   });
@@ -592,7 +614,8 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     const { details } = shadowCheck(await doctor(box));
     assert.deepEqual(
       details.map((line) => line.split(":")[0]),
-      ["a.example.com", "b.example.com", "c.example.com"],
+      // The variables, then the files in Terraform's merge order: ~/.terraformrc first.
+      ["a.example.com", "c.example.com", "b.example.com"],
     );
   });
 

@@ -176,6 +176,24 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     );
   });
 
+  test("not a single executable, --dry-run: the refusals a real run would meet, before any build", async (t) => {
+    const { box, ioOptions, terraformrc } = temp(t);
+    box.write(terraformrc, BLOCK);
+    const outcome = await invoke(
+      ["--backend", "pass", "install", "--dry-run"],
+      createMemoryStore(),
+      {
+        ...ioOptions,
+        isSea: false,
+      },
+    );
+    assert.deepEqual(outcome, {
+      code: 1,
+      stdout: "",
+      stderr: `the CLI config ${terraformrc} already sets credentials_helper "keychain"; rerun with --force to replace it\n`,
+    });
+  });
+
   test("--dry-run says what would be done and changes nothing", async (t) => {
     const { box, ioOptions, target, terraformrc } = temp(t);
     const outcome = await invoke(
@@ -364,6 +382,23 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     assert.equal(store.entries.size, 2);
   });
 
+  test("uninstall --dry-run names the tokens that will stay, as the real run does", async (t) => {
+    const { ioOptions } = temp(t);
+    const store = createMemoryStore({ "a.example.com": `{"token":"${SECRET}"}` });
+    await invoke(["--service", "work", "install"], store, ioOptions);
+    const dry = await invoke(["uninstall", "--dry-run"], store, ioOptions);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(
+      dry.stdout,
+      /\nthe tokens for a\.example\.com would stay in the keychain \(service "work"\); to delete them, run: security delete-generic-password -s work -a a\.example\.com\ndry run: nothing was changed\n$/,
+    );
+    const outcome = await invoke(["uninstall"], store, ioOptions);
+    assert.match(
+      outcome.stdout,
+      /\nthe tokens for a\.example\.com stay in the keychain \(service "work"\); to delete them, run: security delete-generic-password -s work -a a\.example\.com\n$/,
+    );
+  });
+
   test("a store that cannot be reached: uninstall says it could not check, and why", async (t) => {
     const { ioOptions } = temp(t);
     const store = createMemoryStore({ "a.example.com": "{}" });
@@ -514,7 +549,8 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
         `${file} was rewritten without the hosts moved`,
         "",
       ].join("\n"),
-      stderr: "1 of 2 hosts could not be imported\n",
+      stderr:
+        "1 of 2 hosts were left where they are: Terraform takes their credentials from there, not from the helper\n",
     });
     assert.deepEqual([...store.entries.keys()], ["app.example.com"]);
   });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   existsSync,
   lstatSync,
+  rmSync,
   mkdirSync,
   readFileSync,
   symlinkSync,
@@ -14,7 +15,8 @@ import { importCredentials } from "../../../src/commands/import.ts";
 import { CliError } from "../../../src/errors.ts";
 import { normalizeHostname } from "../../../src/protocol/hostname.ts";
 import type { CredentialStore } from "../../../src/protocol/credential-store.ts";
-import type { TerraformLocations } from "../../../src/terraform/locations.ts";
+import { viewsOf } from "../../../src/commands/read-view.ts";
+import type { TerraformView, Tool } from "../../../src/terraform/view.ts";
 import { createMemoryStore } from "../../support/memory-store.ts";
 import { smallDisk } from "../../support/small-disk.ts";
 import { createTempHome } from "./temp-home.ts";
@@ -32,25 +34,24 @@ interface Sandbox extends TempHome {
   readonly file: string;
   /** The OpenTofu XDG candidate. */
   readonly xdgFile: string;
-  readonly locations: TerraformLocations;
+  /** What Terraform and OpenTofu read in this HOME now (OpenTofu's XDG directory included). */
+  views(env?: Record<string, string>): Record<Tool, TerraformView>;
 }
 
 function sandbox(t: TestContext): Sandbox {
   const temp = createTempHome(t, "tfck-import-");
   const file = temp.inHome(".terraform.d", "credentials.tfrc.json");
   const xdgFile = path.join(temp.root, "xdg-config", "opentofu", "credentials.tfrc.json");
-  // Only credentialsFiles matters to import; the rest is filled in for the type.
-  const locations: TerraformLocations = {
-    helperFileName: "terraform-credentials-keychain",
-    helperInstallPath: temp.inHome(".terraform.d", "plugins", "terraform-credentials-keychain"),
-    pluginDirs: [temp.inHome(".terraform.d", "plugins")],
-    terraformConfigFile: temp.inHome(".terraformrc"),
-    tofuConfigFile: temp.inHome(".terraformrc"),
-    configFileFromEnv: false,
-    credentialsFiles: [file, xdgFile],
-    configDirs: [],
-  };
-  return { ...temp, file, xdgFile, locations };
+  const views = (env: Record<string, string> = {}) =>
+    viewsOf({
+      env: { XDG_CONFIG_HOME: path.join(temp.root, "xdg-config"), ...env },
+      platform: process.platform,
+      arch: process.arch,
+      homedir: temp.home,
+      execPath: "",
+      isSea: false,
+    });
+  return { ...temp, file, xdgFile, views };
 }
 
 /** A store that behaves like `inner` except as `overrides` say. */
@@ -65,8 +66,12 @@ function storeWith(inner: CredentialStore, overrides: Partial<CredentialStore>):
 }
 
 /** The hosts' outcomes of an import with only `keep` set. */
-async function importHosts(store: CredentialStore, locations: TerraformLocations, keep: boolean) {
-  return (await importCredentials(store, locations, { keep })).hosts;
+async function importHosts(
+  store: CredentialStore,
+  views: Record<Tool, TerraformView>,
+  keep: boolean,
+) {
+  return (await importCredentials(store, views, { keep })).hosts;
 }
 
 function assertNoSecret(value: unknown): void {
@@ -88,7 +93,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       0o600,
     );
     const store = createMemoryStore();
-    const results = await importHosts(store, box.locations, false);
+    const results = await importHosts(store, box.views(), false);
     assert.deepEqual(results, [
       { file: box.file, host: "app.terraform.io", outcome: "moved" },
       { file: box.file, host: "tfe.example.com", outcome: "moved" },
@@ -107,7 +112,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const box = sandbox(t);
     box.write(box.file, json({ credentials: { "app.terraform.io": { token: SECRET_A } } }));
     const store = createMemoryStore();
-    await importHosts(store, box.locations, false);
+    await importHosts(store, box.views(), false);
     assert.deepEqual(store.calls, [
       ["get", "app.terraform.io"],
       ["store", "app.terraform.io"],
@@ -121,7 +126,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       box.file,
       json({ comment: "hand-written", credentials: { "app.terraform.io": { token: SECRET_A } } }),
     );
-    await importHosts(createMemoryStore(), box.locations, false);
+    await importHosts(createMemoryStore(), box.views(), false);
     assert.equal(box.text(box.file), '{\n  "comment": "hand-written",\n  "credentials": {}\n}\n');
   });
 
@@ -138,7 +143,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       0o600,
     );
     const store = createMemoryStore();
-    const results = await importHosts(store, box.locations, false);
+    const results = await importHosts(store, box.views(), false);
     assert.deepEqual(results, [
       {
         file: box.file,
@@ -171,7 +176,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
         }),
       );
       const store = createMemoryStore();
-      const results = await importHosts(store, box.locations, false);
+      const results = await importHosts(store, box.views(), false);
       assert.equal(results.length, 2);
       assert.deepEqual(results[0] && { ...results[0], reason: undefined }, {
         file: box.file,
@@ -193,7 +198,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const text = `{"credentials": {"app.terraform.io": {"token": "${SECRET_A}"`;
     box.write(box.file, text, 0o600);
     const store = createMemoryStore();
-    await assert.rejects(importHosts(store, box.locations, false), (error: unknown) => {
+    await assert.rejects(importHosts(store, box.views(), false), (error: unknown) => {
       assert.ok(error instanceof CliError);
       assert.equal(
         error.message,
@@ -210,7 +215,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const text = `{"credentials":{"app.terraform.io":{"token":"${SECRET_A}"},  "b.example.com" : {"token":"${SECRET_B}"}}}`;
     box.write(box.file, text, 0o640);
     const store = createMemoryStore();
-    const results = await importHosts(store, box.locations, true);
+    const results = await importHosts(store, box.views(), true);
     assert.deepEqual(results, [
       { file: box.file, host: "app.terraform.io", outcome: "copied" },
       { file: box.file, host: "b.example.com", outcome: "copied" },
@@ -232,7 +237,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const store = createMemoryStore();
     const locked = new CliError("the keychain is locked: unlock it and try again");
     store.failNext(locked, "store");
-    await assert.rejects(importHosts(store, box.locations, false), (error: unknown) => {
+    await assert.rejects(importHosts(store, box.views(), false), (error: unknown) => {
       assert.equal(error, locked);
       return true;
     });
@@ -254,7 +259,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     box.write(box.file, text);
     const store = createMemoryStore();
     store.failNext(new TypeError("addon crashed"), "store");
-    await assert.rejects(importHosts(store, box.locations, false), TypeError);
+    await assert.rejects(importHosts(store, box.views(), false), TypeError);
     assert.deepEqual(box.bytes(box.file), Buffer.from(text));
   });
 
@@ -278,7 +283,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
           ? '{"token":"mangled"}'
           : inner.get(host),
     });
-    const results = await importHosts(store, box.locations, false);
+    const results = await importHosts(store, box.views(), false);
     assert.deepEqual(results, [
       { file: box.file, host: "a.example.com", outcome: "moved" },
       {
@@ -299,7 +304,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     box.write(box.file, json({ credentials: { "a.example.com": { token: SECRET_A } } }));
     const inner = createMemoryStore();
     const store = storeWith(inner, { get: async () => undefined });
-    const results = await importHosts(store, box.locations, false);
+    const results = await importHosts(store, box.views(), false);
     assert.equal(results[0]?.outcome, "failed");
     assert.equal(results[0].reason, "the store returned something else when read back");
     assert.equal(
@@ -326,7 +331,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
         await inner.store(host, secret);
       },
     });
-    const results = await importHosts(store, box.locations, false);
+    const results = await importHosts(store, box.views(), false);
     assert.deepEqual(results, [
       { file: box.file, host: "a.example.com", outcome: "moved" },
       {
@@ -355,7 +360,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
         await inner.store(host, secret);
       },
     });
-    await assert.rejects(importHosts(store, box.locations, false), RangeError);
+    await assert.rejects(importHosts(store, box.views(), false), RangeError);
   });
 
   for (const mode of [0o600, 0o640, 0o644]) {
@@ -368,7 +373,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
         }),
         mode,
       );
-      await importHosts(createMemoryStore(), box.locations, false);
+      await importHosts(createMemoryStore(), box.views(), false);
       assert.equal(
         box.text(box.file),
         json({ credentials: { "not a host": { token: SECRET_A } } }),
@@ -389,7 +394,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       }),
     );
     const store = createMemoryStore();
-    const results = await importHosts(store, box.locations, false);
+    const results = await importHosts(store, box.views(), false);
     assert.deepEqual(
       results.map((result) => [result.host, result.outcome]),
       [
@@ -416,7 +421,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
         }),
       );
       const store = createMemoryStore();
-      await importHosts(store, box.locations, false);
+      await importHosts(store, box.views(), false);
       const kept = store.entries.get("app.example.com") ?? "";
       const left = box.text(box.file) ?? "";
       for (const [name, secret] of [
@@ -431,25 +436,24 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     },
   );
 
-  test("both credentials files are imported, each rewritten on its own", async (t) => {
+  test("OpenTofu's XDG credentials.tfrc.json is imported while ~/.terraform.d is absent, and only then", async (t) => {
     const box = sandbox(t);
-    box.write(box.file, json({ credentials: { "a.example.com": { token: SECRET_A } } }));
-    box.write(
-      box.xdgFile,
-      json({ credentials: { "b.example.com": { token: SECRET_B }, "bad host": {} } }),
-      0o640,
-    );
+    const text = json({ credentials: { "b.example.com": { token: SECRET_B }, "bad host": {} } });
+    box.write(box.xdgFile, text, 0o640);
+    box.write(box.inHome(".terraform.d", "other.txt"), "");
+    // OpenTofu's configDir: ~/.terraform.d while it exists, so the XDG file is not read.
+    assert.deepEqual(await importHosts(createMemoryStore(), box.views(), false), []);
+    assert.equal(box.text(box.xdgFile), text);
+    rmSync(box.inHome(".terraform.d"), { recursive: true });
     const store = createMemoryStore();
-    const results = await importHosts(store, box.locations, false);
+    const results = await importHosts(store, box.views(), false);
     assert.deepEqual(
       results.map(({ file, host, outcome }) => ({ file, host, outcome })),
       [
-        { file: box.file, host: "a.example.com", outcome: "moved" },
         { file: box.xdgFile, host: "b.example.com", outcome: "moved" },
         { file: box.xdgFile, host: "bad host", outcome: "failed" },
       ],
     );
-    assert.equal(existsSync(box.file), false);
     assert.equal(box.text(box.xdgFile), json({ credentials: { "bad host": {} } }));
     assert.equal(box.mode(box.xdgFile), 0o640);
   });
@@ -457,22 +461,19 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
   test("no credentials file: nothing to import and the store is not touched", async (t) => {
     const box = sandbox(t);
     const store = createMemoryStore();
-    assert.equal(
-      box.locations.credentialsFiles.some((file) => existsSync(file)),
-      false,
-    );
-    assert.deepEqual(await importHosts(store, box.locations, false), []);
+    assert.deepEqual(box.views().Terraform.files, []);
+    assert.deepEqual(await importHosts(store, box.views(), false), []);
     assert.deepEqual(store.calls, []);
   });
 
   test("a file with no hosts is left as it is", async (t) => {
     const box = sandbox(t);
     box.write(box.file, '{"credentials": {}}', 0o600);
-    assert.equal(
-      box.locations.credentialsFiles.some((file) => existsSync(file)),
-      true,
+    assert.deepEqual(
+      box.views().Terraform.files.map(({ file }) => file),
+      [box.file],
     );
-    assert.deepEqual(await importHosts(createMemoryStore(), box.locations, false), []);
+    assert.deepEqual(await importHosts(createMemoryStore(), box.views(), false), []);
     assert.equal(box.text(box.file), '{"credentials": {}}');
   });
 
@@ -480,7 +481,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const box = sandbox(t);
     const text = `{"credentials":{"not a host":{"token":"${SECRET_A}"}}}`;
     box.write(box.file, text, 0o600);
-    const results = await importHosts(createMemoryStore(), box.locations, false);
+    const results = await importHosts(createMemoryStore(), box.views(), false);
     assert.equal(results[0]?.outcome, "failed");
     assert.equal(results[0].reason, 'invalid hostname "not a host": contains whitespace');
     assertNoSecret(results);
@@ -493,7 +494,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       box.file,
       json({ credentials: { [`${SECRET_A}.example.com/x`]: { token: SECRET_B } } }),
     );
-    const results = await importHosts(createMemoryStore(), box.locations, false);
+    const results = await importHosts(createMemoryStore(), box.views(), false);
     assert.equal(results.length, 1);
     assert.equal(results[0]?.outcome, "failed");
     assert.ok(!(results[0].reason ?? "").includes(SECRET_B));
@@ -504,7 +505,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const object = `{"token":"${SECRET_A}","id":12345678901234567890,"huge":1e400,"zero":-0}`;
     box.write(box.file, `{"credentials":{"app.terraform.io":${object}}}`, 0o600);
     const store = createMemoryStore();
-    await importHosts(store, box.locations, false);
+    await importHosts(store, box.views(), false);
     assert.equal(store.entries.get("app.terraform.io"), object);
   });
 
@@ -516,7 +517,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       0o600,
     );
     const store = createMemoryStore();
-    const results = await importHosts(store, box.locations, false);
+    const results = await importHosts(store, box.views(), false);
     assert.deepEqual(
       results.map(({ host, outcome }) => ({ host, outcome })),
       [
@@ -536,7 +537,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     box.write(target, json({ credentials: { "app.terraform.io": { token: SECRET_A } } }), 0o600);
     mkdirSync(path.dirname(box.file), { recursive: true });
     symlinkSync(target, box.file);
-    await importHosts(createMemoryStore(), box.locations, false);
+    await importHosts(createMemoryStore(), box.views(), false);
     assert.ok(lstatSync(box.file).isSymbolicLink(), "the link is still a link");
     assert.equal(readFileSync(target, "utf8"), '{\n  "credentials": {}\n}\n');
     assert.ok(!readFileSync(target, "utf8").includes(SECRET_A), "no token left in the target");
@@ -549,7 +550,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
       0o600,
     );
     const store = createMemoryStore();
-    const report = await importCredentials(store, box.locations);
+    const report = await importCredentials(store, box.views());
     assert.deepEqual(
       report.hosts.map((host) => [host.host, host.outcome]),
       [
@@ -563,17 +564,22 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     assert.equal(existsSync(box.file), false);
   });
 
-  test("a host given twice with different tokens stays in the file, both times, and is not stored", async (t) => {
+  test("a host given twice with different tokens stays in the file, both times, and is not stored without --force", async (t) => {
     const box = sandbox(t);
     const text = `{"credentials": {"a.example.com": {"token": "${SECRET_A}"}},\n "credentials": {"a.example.com": {"token": "${SECRET_B}"}}}\n`;
     box.write(box.file, text, 0o600);
     const store = createMemoryStore();
-    const report = await importCredentials(store, box.locations);
+    const report = await importCredentials(store, box.views());
+    // Terraform merges both objects and sends the second token; dropping the first silently
+    // would lose it, so the host is refused, naming the copy.
     assert.deepEqual(
       report.hosts.map((host) => host.outcome),
-      ["failed", "failed"],
+      ["failed"],
     );
-    assert.match(report.hosts[0]?.reason ?? "", /more than once with different credentials/);
+    assert.match(
+      report.hosts[0]?.reason ?? "",
+      new RegExp(`another copy holds a different token.*\\(${box.file}:1\\)$`),
+    );
     assert.equal(box.text(box.file), text);
     assert.equal(store.entries.size, 0);
     assertNoSecret(report);
@@ -585,13 +591,13 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     box.write(box.file, text, 0o600);
     const store = createMemoryStore();
     await store.store(host("a.example.com"), `{"token":"${SECRET_B}"}`);
-    const kept = await importCredentials(store, box.locations);
+    const kept = await importCredentials(store, box.views());
     assert.equal(kept.hosts[0]?.outcome, "kept");
     assert.equal(box.text(box.file), text);
     assert.equal(await store.get(host("a.example.com")), `{"token":"${SECRET_B}"}`);
     assertNoSecret(kept);
 
-    const forced = await importCredentials(store, box.locations, { force: true });
+    const forced = await importCredentials(store, box.views(), { force: true });
     assert.equal(forced.hosts[0]?.outcome, "replaced");
     assert.equal(await store.get(host("a.example.com")), `{"token":"${SECRET_A}"}`);
     assert.equal(existsSync(box.file), false);
@@ -602,7 +608,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const text = json({ credentials: { "a.example.com": { token: SECRET_A } } });
     box.write(box.file, text, 0o600);
     const store = createMemoryStore();
-    const report = await importCredentials(store, box.locations, { dryRun: true });
+    const report = await importCredentials(store, box.views(), { dryRun: true });
     assert.deepEqual(report, {
       hosts: [{ file: box.file, host: "a.example.com", outcome: "moved" }],
       files: [{ file: box.file, change: "removed" }],
@@ -629,7 +635,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
         await inner.store(host, secret);
       },
     });
-    await importCredentials(store, box.locations);
+    await importCredentials(store, box.views());
     assert.deepEqual(JSON.parse(box.text(box.file) ?? ""), {
       credentials: { "new.example.com": { token: SECRET_B } },
     });
@@ -639,9 +645,9 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const box = sandbox(t);
     box.write(box.file, json({ credentials: { "e.example.com": {} } }), 0o600);
     const store = createMemoryStore();
-    const report = await importCredentials(store, box.locations);
+    const report = await importCredentials(store, box.views());
     assert.equal(report.hosts[0]?.outcome, "failed");
-    assert.match(report.hosts[0].reason ?? "", /the empty object \{\}/);
+    assert.match(report.hosts[0].reason ?? "", /hold no token: Terraform sends none for it/);
     assert.equal(store.entries.size, 0);
     assert.ok(existsSync(box.file));
   });
@@ -656,7 +662,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     box.write(box.file, bytes, 0o600);
     const store = createMemoryStore();
     await assert.rejects(
-      importCredentials(store, box.locations),
+      importCredentials(store, box.views()),
       new CliError(`${box.file} is not valid UTF-8 text: it was not read`),
     );
     assert.deepEqual(box.bytes(box.file), bytes);
@@ -677,7 +683,7 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     const box = sandbox(t);
     const store = createMemoryStore();
     await assert.rejects(
-      importCredentials(store, { ...box.locations, credentialsFiles: [file] }),
+      importCredentials(store, box.views({ TF_CLI_CONFIG_FILE: file })),
       new CliError(
         `could not write ${file}: no space left on the device (ENOSPC); it was left as it was`,
       ),
@@ -695,12 +701,7 @@ describe(
     /** The sandbox, with ~/.terraform.d merged into the CLI config as Terraform does. */
     function withConfigDir(t: TestContext) {
       const box = sandbox(t);
-      const dir = box.inHome(".terraform.d");
-      return {
-        ...box,
-        rc: box.locations.terraformConfigFile,
-        locations: { ...box.locations, configDirs: [dir] },
-      };
+      return { ...box, rc: box.inHome(".terraformrc") };
     }
     const RC = (block: string) =>
       `# my settings\r\nplugin_cache_dir = "/tmp/cache"\n\ncredentials_helper "keychain" {}\n\n${block}provider_installation {\n  direct {}\n}\n`;
@@ -713,7 +714,7 @@ describe(
         0o640,
       );
       const store = createMemoryStore();
-      const report = await importCredentials(store, box.locations);
+      const report = await importCredentials(store, box.views());
       assert.deepEqual(report.hosts, [
         { file: box.rc, host: "App.Terraform.io", outcome: "moved" },
       ]);
@@ -728,33 +729,40 @@ describe(
       assert.equal(box.mode(box.rc), 0o640);
     });
 
-    test("blocks in ~/.terraform.d/*.tfrc move too; a *.tfrc.json, a block with other values and an empty one are reported and left alone", async (t) => {
+    test("blocks in ~/.terraform.d/*.tfrc and *.tfrc.json move too, other string values with them; an empty block and one import cannot read are reported and left alone", async (t) => {
       const box = withConfigDir(t);
       const tfrc = box.inHome(".terraform.d", "team.tfrc");
       const tfrcJson = box.inHome(".terraform.d", "more.tfrc.json");
-      const rc = `credentials "a.example.com" { token = "${SECRET_A}" }\ncredentials "b.example.com" {\n  token = "${SECRET_B}"\n  organization = "acme"\n}\ncredentials "c.example.com" {}\ncredentials "d.example.com" { token = "\${var.x}" }\n`;
+      const kept = `credentials "c.example.com" {}\ncredentials "d.example.com" { token = "\${var.x}" }\n`;
+      const rc = `credentials "a.example.com" { token = "${SECRET_A}" }\ncredentials "b.example.com" {\n  token = "${SECRET_B}"\n  organization = "acme"\n}\n${kept}`;
       const json = JSON.stringify({ credentials: { "e.example.com": { token: SECRET_B } } });
       box.write(tfrc, rc, 0o600);
       box.write(tfrcJson, json, 0o600);
       const store = createMemoryStore();
-      const report = await importCredentials(store, box.locations);
+      const report = await importCredentials(store, box.views());
+      // Go's ReadDir order: more.tfrc.json before team.tfrc.
       assert.deepEqual(
         report.hosts.map(({ host, outcome, file }) => [host, outcome, file]),
         [
-          ["e.example.com", "failed", tfrcJson],
+          ["e.example.com", "moved", tfrcJson],
           ["a.example.com", "moved", tfrc],
-          ["b.example.com", "failed", tfrc],
+          ["b.example.com", "moved", tfrc],
           ["c.example.com", "failed", tfrc],
           ["d.example.com", "failed", tfrc],
         ],
       );
-      for (const { reason, outcome } of report.hosts) {
-        if (outcome === "failed")
-          assert.match(reason ?? "", /^import does not edit this credentials block/);
-      }
-      assert.deepEqual([...store.entries.keys()], ["a.example.com"]);
-      assert.equal(box.text(tfrc), rc.slice(rc.indexOf("\n") + 1));
-      assert.equal(box.text(tfrcJson), json);
+      assert.match(report.hosts[3]?.reason ?? "", /hold no token/);
+      assert.match(report.hosts[4]?.reason ?? "", /^import cannot tell what Terraform reads/);
+      assert.deepEqual(
+        [...store.entries.keys()],
+        ["e.example.com", "a.example.com", "b.example.com"],
+      );
+      assert.equal(
+        store.entries.get(host("b.example.com")),
+        JSON.stringify({ token: SECRET_B, organization: "acme" }),
+      );
+      assert.equal(box.text(tfrc), kept);
+      assert.equal(existsSync(tfrcJson), false);
       assertNoSecret(report);
     });
 
@@ -764,11 +772,11 @@ describe(
       box.write(box.rc, text, 0o600);
       const store = createMemoryStore();
       await store.store(host("a.example.com"), `{"token":"${SECRET_B}"}`);
-      const kept = await importCredentials(store, box.locations);
+      const kept = await importCredentials(store, box.views());
       assert.equal(kept.hosts[0]?.outcome, "kept");
       assert.equal(box.text(box.rc), text);
       assert.equal(store.entries.get(host("a.example.com")), `{"token":"${SECRET_B}"}`);
-      const forced = await importCredentials(store, box.locations, { force: true });
+      const forced = await importCredentials(store, box.views(), { force: true });
       assert.equal(forced.hosts[0]?.outcome, "replaced");
       assert.equal(store.entries.get(host("a.example.com")), `{"token":"${SECRET_A}"}`);
       assert.equal(box.text(box.rc), RC(""));
@@ -779,10 +787,10 @@ describe(
       const text = RC(`credentials "a.example.com" { token = "${SECRET_A}" }\n\n`);
       box.write(box.rc, text, 0o600);
       const store = createMemoryStore();
-      const planned = await importCredentials(store, box.locations, { dryRun: true });
+      const planned = await importCredentials(store, box.views(), { dryRun: true });
       assert.deepEqual(planned.files, [{ file: box.rc, change: "rewritten" }]);
       assert.equal(store.entries.size, 0);
-      await importCredentials(store, box.locations, { keep: true });
+      await importCredentials(store, box.views(), { keep: true });
       assert.equal(box.text(box.rc), text);
       assert.equal(store.entries.size, 1);
     });
@@ -796,7 +804,7 @@ describe(
           throw new CliError("the keyring is locked");
         },
       });
-      await assert.rejects(importCredentials(store, box.locations), /the keyring is locked/);
+      await assert.rejects(importCredentials(store, box.views()), /the keyring is locked/);
       assert.equal(box.text(box.rc), text);
     });
 
@@ -811,23 +819,35 @@ describe(
           await inner.store(name, secret);
         },
       });
-      await importCredentials(store, box.locations);
+      await importCredentials(store, box.views());
       assert.equal(box.text(box.rc), `credentials "new.example.com" { token = "${SECRET_B}" }\n`);
     });
 
-    test("one host in credentials.tfrc.json and in a block with another token: the block stays", async (t) => {
+    test("finding 2: a host in credentials.tfrc.json (sent) and ~/.terraformrc (another token): refused naming the copy, unless --force", async (t) => {
       const box = withConfigDir(t);
-      box.write(box.file, json({ credentials: { "a.example.com": { token: SECRET_A } } }), 0o600);
-      const text = `credentials "a.example.com" { token = "${SECRET_B}" }\n`;
+      const jsonText = json({ credentials: { "a.example.com": { token: SECRET_A } } });
+      box.write(box.file, jsonText, 0o600);
+      const text = `\ncredentials "a.example.com" { token = "${SECRET_B}" }\n`;
       box.write(box.rc, text, 0o600);
       const store = createMemoryStore();
-      const report = await importCredentials(store, box.locations);
+      const report = await importCredentials(store, box.views());
       assert.deepEqual(
         report.hosts.map(({ outcome }) => outcome),
-        ["moved", "failed"],
+        ["failed"],
       );
+      assert.match(report.hosts[0]?.reason ?? "", new RegExp(`\\(${box.rc}:2\\)$`));
       assert.equal(box.text(box.rc), text);
+      assert.equal(box.text(box.file), jsonText);
+      assert.equal(store.entries.size, 0);
+      // Terraform merges the config directory after ~/.terraformrc: the JSON file's token wins.
+      const forced = await importCredentials(store, box.views(), { force: true });
+      assert.deepEqual(
+        forced.hosts.map(({ outcome, file }) => [outcome, file]),
+        [["moved", box.file]],
+      );
       assert.equal(store.entries.get(host("a.example.com")), `{"token":"${SECRET_A}"}`);
+      assert.equal(box.text(box.rc), "\n");
+      assert.equal(existsSync(box.file), false);
     });
 
     test("a symlinked CLI config is edited in its target, and the link stays", async (t) => {
@@ -835,7 +855,7 @@ describe(
       const target = path.join(box.root, "dotfiles", "terraformrc");
       box.write(target, RC(`credentials "a.example.com" { token = "${SECRET_A}" }\n\n`), 0o600);
       symlinkSync(target, box.rc);
-      await importCredentials(createMemoryStore(), box.locations);
+      await importCredentials(createMemoryStore(), box.views());
       assert.ok(lstatSync(box.rc).isSymbolicLink());
       assert.equal(box.text(target), RC(""));
     });

@@ -17,12 +17,12 @@ import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
 import {
   applyInstall,
-  applyUninstall,
-  HELPER_BLOCK_NAME,
-  locationsOf,
+  install as installCommand,
   planInstall,
-  planUninstall,
 } from "../../../src/commands/install.ts";
+import { DEFAULT_SERVICE } from "../../../src/commands/options.ts";
+import { applyUninstall, planUninstall } from "../../../src/commands/uninstall.ts";
+import { HELPER_BLOCK_NAME, locationsOf } from "../../../src/commands/cli-config-edits.ts";
 import type { Machine } from "../../../src/system/io.ts";
 import { CliError, ExitCode } from "../../../src/errors.ts";
 import { smallDisk } from "../../support/small-disk.ts";
@@ -373,7 +373,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
       assert.throws(
         () => planInstall(box.machine, [], force),
         new CliError(
-          `${extra} sets credentials_helper "other", and Terraform reads that file too: with a second helper it refuses its CLI config and runs none; remove that block from ${extra} and install again`,
+          `${extra} sets credentials_helper "other", and Terraform reads that file too: with a second helper it refuses its CLI config and runs either; remove that block from ${extra} and install again`,
         ),
       );
     }
@@ -418,10 +418,11 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
     assert.equal(existsSync(box.plugin), false);
   });
 
-  test("not a single executable: refused with how to build one, nothing touched", (t) => {
+  test("not a single executable: refused with how to build one, nothing touched", async (t) => {
     const box = sandbox(t, { isSea: false });
-    assert.throws(
-      () => planInstall(box.machine, [], false),
+    const options = { service: DEFAULT_SERVICE, backend: "keychain" } as const;
+    await assert.rejects(
+      installCommand(box.machine, options, { force: false, dryRun: false }),
       (error: unknown) => {
         assert.ok(error instanceof CliError);
         assert.equal(error.message, REFUSED_NOT_SEA);

@@ -5,7 +5,7 @@ import type { TestContext } from "node:test";
 import { run } from "../../../src/cli/run.ts";
 import { createFakeIo } from "../../support/fake-io.ts";
 import { createTempHome } from "./temp-home.ts";
-import { checkStoredTokens, shadowingSources } from "../../../src/commands/token-check.ts";
+import { checkStoredTokens } from "../../../src/commands/token-check.ts";
 import type { TokenCheckContext } from "../../../src/commands/token-check.ts";
 import { normalizeHostname } from "../../../src/protocol/hostname.ts";
 import type { HttpsAnswer, HttpsGet, HttpsRequest } from "../../../src/system/https-get.ts";
@@ -336,28 +336,6 @@ describe("checkStoredTokens", () => {
       [
         ["app.example.com", "http://proxy:3128/", undefined],
         ["localhost:8443", undefined, undefined],
-      ],
-    );
-  });
-});
-
-describe("shadowingSources", () => {
-  test("TF_TOKEN_* first, then credentials blocks; credentials.tfrc.json only without TF_CLI_CONFIG_FILE", () => {
-    const blocks = new Map<string, string | readonly string[] | undefined>([
-      [
-        "/home/me/.terraformrc",
-        'credentials "App.Example.com" {\n  token = "x"\n}\ncredentials "b.example.com" {}\n',
-      ],
-      ["/home/me/.terraform.d/extra.tfrc", ["c.example.com"]],
-      ["/home/me/.tofurc", undefined],
-    ]);
-    const sources = shadowingSources({ TF_TOKEN_app_example_com: "", PATH: "/bin" }, [], blocks);
-    assert.deepEqual(
-      [...sources],
-      [
-        ["app.example.com", "the variable TF_TOKEN_app_example_com"],
-        ["b.example.com", "a credentials block in /home/me/.terraformrc"],
-        ["c.example.com", "a credentials block in /home/me/.terraform.d/extra.tfrc"],
       ],
     );
   });

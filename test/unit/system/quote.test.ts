@@ -33,3 +33,10 @@ test("quote escapes what JSON.stringify leaves raw: line separators and bidi con
   assert.equal(quote("a\u2028b\u202ec"), '"a\\u2028b\\u202ec"');
   assert.equal(quote('say "hi"\n'), '"say \\"hi\\"\\n"');
 });
+
+test("quote escapes C0, DEL and C1 controls (U+0080-U+009F), which JSON.stringify leaves raw", () => {
+  assert.equal(
+    quote("\u0007\u007f\u0080\u009b31m\u009f"),
+    '"\\u0007\\u007f\\u0080\\u009b31m\\u009f"',
+  );
+});

@@ -36,8 +36,8 @@ describe("parseCredentialsFile", () => {
     });
     const parsed = parseCredentialsFile(text, FILE);
     assert.deepEqual(parsed.hosts, [
-      { name: "app.terraform.io", object: `{"token":"${SECRET}"}` },
-      { name: "tfe.example.com", object: '{"token":"other"}' },
+      { name: "app.terraform.io", object: `{"token":"${SECRET}"}`, line: 3 },
+      { name: "tfe.example.com", object: '{"token":"other"}', line: 6 },
     ]);
   });
 
@@ -55,8 +55,8 @@ describe("parseCredentialsFile", () => {
       FILE,
     );
     assert.deepEqual(parsed.hosts, [
-      { name: "a.example.com", object: "{}" },
-      { name: "b.example.com", object: '{"other":true}' },
+      { name: "a.example.com", object: "{}", line: 3 },
+      { name: "b.example.com", object: '{"other":true}', line: 4 },
     ]);
   });
 
@@ -81,6 +81,7 @@ describe("parseCredentialsFile", () => {
       {
         name: "a.example.com",
         object: '{"token":"t","n":12345678901234567890,"big":1e400,"z":-0,"s":"\\u00e9} \\" x"}',
+        line: 1,
       },
     ]);
   });

@@ -39,8 +39,12 @@ function locate(situation: Situation = {}): TerraformLocations {
 
 /** The CLI config files only: what each tool reads, and whether the variable chose it. */
 function configFiles(situation: Situation) {
-  const { terraformConfigFile, tofuConfigFile, configFileFromEnv } = locate(situation);
-  return { terraformConfigFile, tofuConfigFile, configFileFromEnv };
+  const { terraformConfigFile, tofuConfigFile, configFileOverride } = locate(situation);
+  return {
+    terraformConfigFile,
+    tofuConfigFile,
+    configFileFromEnv: configFileOverride !== undefined,
+  };
 }
 
 describe("terraformLocations on Linux", () => {
@@ -194,7 +198,7 @@ describe("terraformLocations on Linux", () => {
     }
 
     test('TF_CLI_CONFIG_FILE="" does not count as chosen by the variable', () => {
-      assert.equal(locate({ env: { TF_CLI_CONFIG_FILE: "" } }).configFileFromEnv, false);
+      assert.equal(locate({ env: { TF_CLI_CONFIG_FILE: "" } }).configFileOverride, undefined);
     });
   });
 
@@ -285,59 +289,35 @@ describe("terraformLocations on Linux", () => {
     }
   });
 
-  describe("the config directory (Terraform's loadConfigDir)", () => {
-    test("~/.terraform.d is merged into the CLI config", () => {
-      assert.deepEqual(locate().configDirs, [home(".terraform.d")]);
-    });
-
-    test("TF_CLI_CONFIG_FILE turns the config directory off", () => {
-      assert.deepEqual(locate({ env: { TF_CLI_CONFIG_FILE: home("cli.tfrc") } }).configDirs, []);
-    });
-  });
-
-  describe("credentials.tfrc.json (OpenTofu TestConfigDirLocations)", () => {
-    test("~/.terraform.d/credentials.tfrc.json is the first candidate", () => {
-      assert.equal(
-        locate({ files: [home(".terraform.d")] }).credentialsFiles[0],
-        home(".terraform.d/credentials.tfrc.json"),
-      );
-      assert.equal(locate().credentialsFiles[0], home(".terraform.d/credentials.tfrc.json"));
-    });
-
-    test("XDG_CONFIG_HOME without ~/.terraform.d: $XDG_CONFIG_HOME/opentofu/credentials.tfrc.json is a candidate", () => {
-      const { credentialsFiles } = locate({
-        env: { XDG_CONFIG_HOME: home(".myconfig") },
-        files: [home(".myconfig")],
-      });
-      assert.ok(
-        credentialsFiles.includes(home(".myconfig/opentofu/credentials.tfrc.json")),
-        String(credentialsFiles),
-      );
-      assert.ok(credentialsFiles.includes(home(".terraform.d/credentials.tfrc.json")));
-    });
-
-    test("XDG_CONFIG_HOME with an existing ~/.terraform.d: ~/.terraform.d is still searched", () => {
-      const { credentialsFiles } = locate({
-        env: { XDG_CONFIG_HOME: home(".myconfig") },
-        files: [home(".myconfig"), home(".terraform.d")],
-      });
-      assert.equal(credentialsFiles[0], home(".terraform.d/credentials.tfrc.json"));
-    });
-
-    test("TF_CLI_CONFIG_FILE does not change where terraform login writes", () => {
+  describe("the config directory (Terraform's loadConfigDir, OpenTofu's configDir)", () => {
+    test("~/.terraform.d is merged into the CLI config, for both tools", () => {
+      const { terraformConfigDir, tofuConfigDir } = locate();
       assert.deepEqual(
-        locate({ env: { TF_CLI_CONFIG_FILE: home("cli.tfrc") } }).credentialsFiles,
-        locate().credentialsFiles,
+        [terraformConfigDir, tofuConfigDir],
+        [home(".terraform.d"), home(".terraform.d")],
       );
     });
 
-    test(
-      "without XDG_CONFIG_HOME the only candidate is ~/.terraform.d/credentials.tfrc.json",
-      {},
-      () => {
-        assert.deepEqual(locate().credentialsFiles, [home(".terraform.d/credentials.tfrc.json")]);
-      },
-    );
+    for (const variable of ["TF_CLI_CONFIG_FILE", "TERRAFORM_CONFIG"]) {
+      test(`${variable} turns the config directory off`, () => {
+        const located = locate({ env: { [variable]: home("cli.tfrc") } });
+        assert.deepEqual(
+          [located.terraformConfigDir, located.tofuConfigDir],
+          [undefined, undefined],
+        );
+        assert.equal(located.configFileOverride, variable);
+      });
+    }
+
+    test("OpenTofu: $XDG_CONFIG_HOME/opentofu while ~/.terraform.d does not exist, and only then", () => {
+      const env = { XDG_CONFIG_HOME: home(".myconfig") };
+      assert.equal(locate({ env }).tofuConfigDir, home(".myconfig/opentofu"));
+      assert.equal(locate({ env }).terraformConfigDir, home(".terraform.d"));
+      assert.equal(
+        locate({ env, files: [home(".terraform.d")] }).tofuConfigDir,
+        home(".terraform.d"),
+      );
+    });
   });
 });
 
@@ -416,9 +396,9 @@ describe("terraformLocations on Windows", () => {
       ],
       terraformConfigFile: "D:\\Roaming\\terraform.rc",
       tofuConfigFile: "D:\\Roaming\\tofu.rc",
-      configFileFromEnv: false,
-      credentialsFiles: ["D:\\Roaming\\terraform.d\\credentials.tfrc.json"],
-      configDirs: ["D:\\Roaming\\terraform.d"],
+      terraformConfigDir: "D:\\Roaming\\terraform.d",
+      tofuConfigDir: "D:\\Roaming\\terraform.d",
+      configFileOverride: undefined,
     });
   });
 
@@ -430,7 +410,7 @@ describe("terraformLocations on Windows", () => {
       locations.helperInstallPath,
       appData("terraform.d", "plugins", "terraform-credentials-keychain.exe"),
     );
-    assert.deepEqual(locations.credentialsFiles, [appData("terraform.d", "credentials.tfrc.json")]);
+    assert.equal(locations.terraformConfigDir, appData("terraform.d"));
   });
 
   test('APPDATA="" gives the same locations as no APPDATA', () => {

@@ -63,6 +63,14 @@ describe("readDiscoveryAnswer", () => {
       },
     ],
     [
+      "a media type with C1 controls is quoted: none reaches the terminal raw",
+      json({}, "text/html\u009b2J\u0085"),
+      {
+        kind: "failed",
+        reason: 'the document\'s Content-Type is "text/html\\u009b2J\\u0085", not application/json',
+      },
+    ],
+    [
       "no media type fails",
       answer(200, { body: "{}" }),
       { kind: "failed", reason: 'the document\'s Content-Type is "", not application/json' },

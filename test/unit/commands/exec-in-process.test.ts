@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { CommandRunner } from "../../../src/cli/exec-command.ts";
+import type { CommandRunner } from "../../../src/commands/exec.ts";
 import { run } from "../../../src/cli/run.ts";
 import type { CommandOutcome } from "../../../src/system/run-command.ts";
 import { createFakeIo } from "../../support/fake-io.ts";

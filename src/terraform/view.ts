@@ -1,0 +1,533 @@
+import path from "node:path";
+import { CliError } from "../errors.ts";
+import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
+import { findCredentialsBlockItems, findCredentialsHelpers } from "./cli-config.ts";
+import { parseCredentialsFile } from "./credentials-file.ts";
+import { terraformLocations, type LocationInputs, type TerraformLocations } from "./locations.ts";
+import { hostOfTokenVariable } from "./token-variables.ts";
+
+// The one model of what Terraform (and OpenTofu) read for credentials, after Terraform's
+// internal/command/cliconfig (cliconfig.go LoadConfig, loadConfigDir, Config.Merge;
+// credentials.go credentialsSource, collectCredentialsFromEnv, ForHost) and the HCL 1
+// decoder it uses (hashicorp/hcl v1 decoder.go decodeMap):
+// - The main file is $TF_CLI_CONFIG_FILE, else $TERRAFORM_CONFIG, else ~/.terraformrc
+//   (%APPDATA%\terraform.rc); OpenTofu's default is ~/.tofurc or its fallbacks.
+// - Unless a variable chose the main file, every *.tfrc and *.tfrc.json of the config
+//   directory (credentials.tfrc.json included) is merged after it, in name order.
+// - `credentials` blocks are keyed by their label as written. Within one file, blocks with
+//   the same label are merged attribute by attribute (a later attribute wins); across files
+//   a later file's object replaces the earlier one whole (Config.Merge is maps.Copy).
+// - Labels are then compared as svchost.ForComparison does (case, punycode, :443); two
+//   labels of one host land in a Go map in random order: Terraform picks either.
+// - A host's token: a TF_TOKEN_ variable first, then its merged credentials object (whose
+//   `token` attribute, exactly so spelled and a string, is the token; an object without one
+//   sends nothing and still keeps the helper from being asked), then the helper.
+// - `credentials_helper` blocks merge by label like `credentials`; two labels in effect make
+//   the config invalid, and Terraform then takes whichever its map yields first.
+
+/** Which tool's view. */
+export type Tool = "Terraform" | "OpenTofu";
+
+/** How the view reads the file system: the caller (in commands/) does the I/O. */
+export interface FileSource {
+  /** Whether a path exists now (OpenTofu's choice of files depends on it). */
+  readonly exists: (file: string) => boolean;
+  /** The names in a directory; `undefined` when there is no such directory. */
+  readonly list: (dir: string) => readonly string[] | undefined;
+  /** The file's text; `undefined` when it does not exist. Throws when it cannot be read. */
+  readonly read: (file: string) => string | undefined;
+}
+
+export interface ViewInputs extends Omit<LocationInputs, "exists"> {
+  readonly files: FileSource;
+}
+
+/** A `credentials_helper` block as one file has it. */
+export interface HelperEntry {
+  readonly name: string;
+  /** Its args; `undefined` when they are not a plain list of strings. */
+  readonly args: readonly string[] | undefined;
+  readonly file: string;
+  readonly line: number;
+}
+
+/** Where an entry stands in its file, for an edit that removes it. */
+export type EntryPlace =
+  | { readonly syntax: "native"; readonly start: number; readonly end: number }
+  | { readonly syntax: "json"; readonly index: number };
+
+/** One `credentials` entry: a native block or a JSON member, in a file the tool reads. */
+export interface CredentialsEntry {
+  readonly file: string;
+  readonly line: number;
+  /** The label as written. */
+  readonly label: string;
+  /** The label in comparison form; `undefined` for one Terraform rejects (and ignores). */
+  readonly host: Hostname | undefined;
+  /**
+   * Its attributes in file order, string values decoded (`undefined` for any other value);
+   * `undefined` as a whole when this tool cannot tell what HCL 1 reads from the entry.
+   */
+  readonly attributes: ReadonlyArray<readonly [string, string | undefined]> | undefined;
+  /** Attribute names that spell `token` another way (`TOKEN`, `Token`): Terraform ignores them. */
+  readonly misspelled: readonly string[];
+  /** A JSON entry's object, exactly as written (white space between tokens dropped). */
+  readonly object: string | undefined;
+  readonly place: EntryPlace;
+}
+
+/** What the files give a host, merged as Terraform merges them. */
+export type FilesGive =
+  /** A token: Terraform sends it. `object` is the merged object to store, when it can be. */
+  | {
+      readonly kind: "token";
+      readonly token: string;
+      readonly object: string | undefined;
+      readonly from: CredentialsEntry;
+    }
+  /** An object without a string `token`: nothing is sent, and the helper is not asked. */
+  | { readonly kind: "no-token"; readonly from: CredentialsEntry }
+  /** Something this tool cannot read as HCL 1 does: what Terraform sends is unknown. */
+  | { readonly kind: "unknown"; readonly from: CredentialsEntry }
+  /** Several spellings of the host with different objects: Terraform picks one at random. */
+  | { readonly kind: "ambiguous"; readonly labels: readonly CredentialsEntry[] };
+
+/** One host as the tool sees it. */
+export interface HostView {
+  readonly host: Hostname;
+  /** The TF_TOKEN_ variable that names it (the last one, as Go's map keeps it). */
+  readonly variable: { readonly name: string; readonly token: string } | undefined;
+  /** Every entry naming the host in the files read, in merge order. */
+  readonly entries: readonly CredentialsEntry[];
+  /** What the files give it; `undefined` when no file names it. */
+  readonly files: FilesGive | undefined;
+}
+
+/** A file the tool reads, as read. */
+export interface ConfigFile {
+  readonly file: string;
+  readonly role: "main" | "drop-in";
+  readonly syntax: "native" | "json";
+  /** Its text; `undefined` when it could not be read (`error`). */
+  readonly text: string | undefined;
+  /** Why this tool cannot read it as Terraform does: what Terraform takes from it is unknown. */
+  readonly error: string | undefined;
+  readonly helpers: readonly HelperEntry[];
+  readonly entries: readonly CredentialsEntry[];
+}
+
+/** What one tool reads for credentials, and what it makes of it. */
+export interface TerraformView {
+  readonly tool: Tool;
+  /** The main CLI config file, existing or not. */
+  readonly mainFile: string;
+  /** The variable that chose `mainFile`, when one did. */
+  readonly override: TerraformLocations["configFileOverride"];
+  /** The directory whose drop-ins are merged; `undefined` while `override` is set. */
+  readonly configDir: string | undefined;
+  /** The existing files read, in merge order. */
+  readonly files: readonly ConfigFile[];
+  /**
+   * What the tool would read by default but does not now (`override` is set): its default
+   * main file, and the config directory's files that exist.
+   */
+  readonly unread: readonly string[];
+  /**
+   * The credentials_helper in effect, per label (the last block of each); more than one
+   * label makes Terraform's config invalid, and then it runs whichever comes first.
+   */
+  readonly helpers: readonly HelperEntry[];
+  /** Every host a variable or a file names, in order of first mention. */
+  readonly hosts: readonly HostView[];
+}
+
+/** A file's syntax as HCL 1's lexMode decides it: by content (`{` first: JSON), not by name. */
+function syntaxOf(text: string): ConfigFile["syntax"] {
+  return /^\p{White_Space}*\{/u.test(text) ? "json" : "native";
+}
+
+/** Each tool's view. */
+export function terraformViews(inputs: ViewInputs): Record<Tool, TerraformView> {
+  const locations = terraformLocations({ ...inputs, exists: (file) => inputs.files.exists(file) });
+  return {
+    Terraform: viewOf("Terraform", inputs, locations),
+    OpenTofu: viewOf("OpenTofu", inputs, locations),
+  };
+}
+
+function viewOf(tool: Tool, inputs: ViewInputs, locations: TerraformLocations): TerraformView {
+  const mainFile = tool === "Terraform" ? locations.terraformConfigFile : locations.tofuConfigFile;
+  const configDir = tool === "Terraform" ? locations.terraformConfigDir : locations.tofuConfigDir;
+  const paths = filesOf(inputs, mainFile, configDir);
+  const files = paths.flatMap(({ file, role }) => {
+    const read = readConfigFile(inputs.files, file, role);
+    return read === undefined ? [] : [read];
+  });
+  let unread: string[] = [];
+  if (locations.configFileOverride !== undefined) {
+    const { TF_CLI_CONFIG_FILE: _file, TERRAFORM_CONFIG: _legacy, ...env } = inputs.env;
+    const defaults = terraformLocations({ ...inputs, env, exists: inputs.files.exists });
+    const defaultMain =
+      tool === "Terraform" ? defaults.terraformConfigFile : defaults.tofuConfigFile;
+    const defaultDir = tool === "Terraform" ? defaults.terraformConfigDir : defaults.tofuConfigDir;
+    // The default main file is named even when absent: creating it would change nothing.
+    unread = filesOf(inputs, defaultMain, defaultDir)
+      .map(({ file }) => file)
+      .filter((file) => file !== mainFile && (file === defaultMain || inputs.files.exists(file)));
+  }
+  return {
+    tool,
+    mainFile,
+    override: locations.configFileOverride,
+    configDir,
+    files,
+    unread,
+    helpers: helpersInEffect(files),
+    hosts: hostsOf(inputs.env, files),
+  };
+}
+
+/** The main file, then the directory's *.tfrc and *.tfrc.json in Go's sorted ReadDir order. */
+function filesOf(
+  inputs: ViewInputs,
+  mainFile: string,
+  configDir: string | undefined,
+): Array<{ file: string; role: ConfigFile["role"] }> {
+  const paths = inputs.platform === "win32" ? path.win32 : path.posix;
+  const names = configDir === undefined ? [] : [...(inputs.files.list(configDir) ?? [])];
+  return [
+    { file: mainFile, role: "main" as const },
+    ...names
+      .filter((name) => name.endsWith(".tfrc") || name.endsWith(".tfrc.json"))
+      .sort(byBytes)
+      .map((name) => ({ file: paths.join(configDir ?? "", name), role: "drop-in" as const })),
+  ];
+}
+
+/** Go's ReadDir sorts names byte by byte, as UTF-8; JavaScript's sort compares UTF-16. */
+function byBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+}
+
+/**
+ * One CLI config file's helpers and credentials entries, in native syntax or JSON as HCL 1
+ * decides by content; `error` says why it cannot be read as Terraform reads it.
+ */
+export function readCliConfigFile(file: string, text: string): ConfigFile {
+  const read = readConfigFile(
+    { exists: () => true, list: () => [], read: () => text },
+    file,
+    "main",
+  );
+  if (read === undefined) throw new Error("a text read as no file");
+  return read;
+}
+
+function readConfigFile(
+  source: FileSource,
+  file: string,
+  role: ConfigFile["role"],
+): ConfigFile | undefined {
+  let text;
+  try {
+    text = source.read(file);
+  } catch (error) {
+    return {
+      file,
+      role,
+      syntax: "native",
+      text: undefined,
+      error: named(file, (error as Error).message, "cannot be read"),
+      helpers: [],
+      entries: [],
+    };
+  }
+  if (text === undefined) return undefined;
+  const syntax = syntaxOf(text);
+  try {
+    const { helpers, entries } =
+      syntax === "json" ? readJsonConfig(file, text) : readNativeConfig(file, text);
+    return { file, role, syntax, text, error: undefined, helpers, entries };
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    return {
+      file,
+      role,
+      syntax,
+      text,
+      error: named(file, error.message, "cannot be read as Terraform reads it"),
+      helpers: [],
+      entries: [],
+    };
+  }
+}
+
+/** A message that names `file`, as it is when it does already. */
+function named(file: string, message: string, what: string): string {
+  return message.includes(file) ? message : `${file} ${what}: ${message}`;
+}
+
+function readNativeConfig(file: string, text: string): Pick<ConfigFile, "helpers" | "entries"> {
+  const helpers = findCredentialsHelpers(text).map((helper) => ({
+    name: helper.name,
+    args: helper.argsUnparsed ? undefined : (helper.args ?? []),
+    file,
+    line: helper.line,
+  }));
+  const entries = findCredentialsBlockItems(text).map((block): CredentialsEntry => ({
+    file,
+    line: block.line,
+    label: block.host,
+    host: hostOrUndefined(block.host),
+    attributes: block.attributes,
+    misspelled: misspellings(block.attributes),
+    object: undefined,
+    place: { syntax: "native", start: block.start, end: block.end },
+  }));
+  return { helpers, entries };
+}
+
+function readJsonConfig(file: string, text: string): Pick<ConfigFile, "helpers" | "entries"> {
+  const parsed = parseCredentialsFile(text, file);
+  const entries = parsed.hosts.map(({ name, object, line }, index): CredentialsEntry => {
+    const attributes = jsonAttributes(object);
+    return {
+      file,
+      line,
+      label: name,
+      host: hostOrUndefined(name),
+      attributes,
+      misspelled: misspellings(attributes),
+      object,
+      place: { syntax: "json", index },
+    };
+  });
+  const top = JSON.parse(text) as Record<string, unknown>;
+  const blocks = top.credentials_helper;
+  const helpers =
+    typeof blocks === "object" && blocks !== null
+      ? Object.entries(blocks as Record<string, unknown>).map(([name, body]) => {
+          const args = (body as { args?: unknown } | null)?.args;
+          return {
+            name,
+            args:
+              args === undefined
+                ? []
+                : Array.isArray(args) && args.every((arg) => typeof arg === "string")
+                  ? args
+                  : undefined,
+            file,
+            line: 1,
+          };
+        })
+      : [];
+  return { helpers, entries };
+}
+
+function jsonAttributes(object: string): CredentialsEntry["attributes"] {
+  const value: unknown = JSON.parse(object);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  return Object.entries(value).map(([name, attribute]) => [
+    name,
+    typeof attribute === "string" ? attribute : undefined,
+  ]);
+}
+
+function misspellings(attributes: CredentialsEntry["attributes"]): string[] {
+  return (attributes ?? [])
+    .map(([name]) => name)
+    .filter((name) => name !== "token" && name.toLowerCase() === "token");
+}
+
+function hostOrUndefined(label: string): Hostname | undefined {
+  try {
+    return normalizeHostname(label);
+  } catch {
+    return undefined;
+  }
+}
+
+function helpersInEffect(files: readonly ConfigFile[]): HelperEntry[] {
+  const byName = new Map<string, HelperEntry>();
+  for (const { helpers } of files) for (const helper of helpers) byName.set(helper.name, helper);
+  return [...byName.values()];
+}
+
+/** A label's object after the merge: its attributes, and the entries it came from. */
+interface Merged {
+  readonly attributes: Map<string, string | undefined> | undefined;
+  /** The entries of the one file whose object won. */
+  readonly from: readonly CredentialsEntry[];
+}
+
+function hostsOf(env: ViewInputs["env"], files: readonly ConfigFile[]): HostView[] {
+  const variables = new Map<Hostname, { name: string; token: string }>();
+  for (const [name, token] of Object.entries(env)) {
+    const host = token === undefined ? undefined : hostOfTokenVariable(name);
+    if (host !== undefined && token !== undefined) variables.set(host, { name, token });
+  }
+  // Per label: merged within a file, replaced whole by a later file.
+  const labels = new Map<string, Merged>();
+  for (const { entries } of files) {
+    const inFile = new Map<string, Merged>();
+    for (const entry of entries) {
+      const before = inFile.get(entry.label);
+      const attributes =
+        entry.attributes === undefined || (before !== undefined && before.attributes === undefined)
+          ? undefined
+          : new Map([...(before?.attributes ?? []), ...entry.attributes]);
+      inFile.set(entry.label, { attributes, from: [...(before?.from ?? []), entry] });
+    }
+    for (const [label, merged] of inFile) labels.set(label, merged);
+  }
+  const order: Hostname[] = [...variables.keys()];
+  const entriesOf = new Map<Hostname, CredentialsEntry[]>();
+  for (const { entries } of files) {
+    for (const entry of entries) {
+      if (entry.host === undefined) continue;
+      if (!order.includes(entry.host)) order.push(entry.host);
+      entriesOf.set(entry.host, [...(entriesOf.get(entry.host) ?? []), entry]);
+    }
+  }
+  return order.map((host) => {
+    const entries = entriesOf.get(host) ?? [];
+    const merged = [...labels.entries()]
+      .filter(([label]) => hostOrUndefined(label) === host)
+      .map(([, value]) => value);
+    return { host, variable: variables.get(host), entries, files: filesGive(merged) };
+  });
+}
+
+function filesGive(merged: readonly Merged[]): FilesGive | undefined {
+  const gives = merged.map(give);
+  const [first, ...others] = gives;
+  if (first === undefined) return undefined;
+  const same = (a: FilesGive, b: FilesGive) =>
+    a.kind === b.kind && (a.kind !== "token" || (b.kind === "token" && a.token === b.token));
+  if (others.every((other) => same(first, other))) return first;
+  return { kind: "ambiguous", labels: merged.map(({ from }) => from.at(-1)).filter(isEntry) };
+}
+
+function give({ attributes, from }: Merged): FilesGive {
+  const last = from.at(-1);
+  if (last === undefined) throw new Error("a merged label without entries");
+  if (attributes === undefined) return { kind: "unknown", from: last };
+  if (!attributes.has("token")) return { kind: "no-token", from: last };
+  const token = attributes.get("token");
+  // A token that is no plain string: HCL 1 may read a heredoc or an escape we do not.
+  if (token === undefined) return { kind: "unknown", from: last };
+  const [only] = from;
+  const object =
+    from.length === 1 && only?.object !== undefined
+      ? only.object
+      : [...attributes.values()].every((value) => value !== undefined)
+        ? JSON.stringify(Object.fromEntries(attributes))
+        : undefined;
+  return { kind: "token", token, object, from: last };
+}
+
+function isEntry(entry: CredentialsEntry | undefined): entry is CredentialsEntry {
+  return entry !== undefined;
+}
+
+/** What the tool sends for a host: a token, the helper's answer, or nothing. */
+export type Sends =
+  | { readonly from: "variable"; readonly token: string; readonly name: string }
+  | { readonly from: "file"; readonly token: string; readonly entry: CredentialsEntry }
+  | { readonly from: "nothing"; readonly entry: CredentialsEntry }
+  | { readonly from: "unknown"; readonly entries: readonly CredentialsEntry[] }
+  | { readonly from: "helper" };
+
+/** Terraform's `CredentialsSource.ForHost` for one host of a view. */
+export function sends(host: HostView | undefined): Sends {
+  if (host?.variable !== undefined) return { from: "variable", ...host.variable };
+  const files = host?.files;
+  if (files === undefined) return { from: "helper" };
+  switch (files.kind) {
+    case "token":
+      return { from: "file", token: files.token, entry: files.from };
+    case "no-token":
+      return { from: "nothing", entry: files.from };
+    case "unknown":
+      return { from: "unknown", entries: [files.from] };
+    case "ambiguous":
+      return { from: "unknown", entries: files.labels };
+  }
+}
+
+/** The host's view, when a variable or file names it. */
+export function hostIn(view: TerraformView, host: Hostname): HostView | undefined {
+  return view.hosts.find((entry) => entry.host === host);
+}
+
+/** `file:line`, for messages. */
+export function whereIs(entry: Pick<CredentialsEntry, "file" | "line">): string {
+  return `${entry.file}:${entry.line}`;
+}
+
+/**
+ * The `credentials_helper NAME` block in effect: Terraform's, else OpenTofu's (the same
+ * files, unless OpenTofu reads a file of its own). `undefined` when neither has one.
+ */
+export function helperInEffect(
+  views: Readonly<Record<Tool, TerraformView>>,
+  name: string,
+): HelperEntry | undefined {
+  for (const view of [views.Terraform, views.OpenTofu]) {
+    const helper = view.helpers.find((entry) => entry.name === name);
+    if (helper !== undefined) return helper;
+  }
+  return undefined;
+}
+
+/** A host whose credentials Terraform (or OpenTofu) takes from elsewhere than the helper. */
+export interface Shadow {
+  readonly host: Hostname;
+  /** What the tool sends instead of asking the helper. */
+  readonly sends: Exclude<Sends, { from: "helper" }>;
+  /** The tools that do so. */
+  readonly tools: readonly Tool[];
+  /** Every entry in a file read that names the host, the one that wins included. */
+  readonly entries: readonly CredentialsEntry[];
+}
+
+/**
+ * The hosts the helper is not asked for, one account per host across both tools: from
+ * Terraform's view, then OpenTofu's where it reads other files and decides otherwise.
+ */
+export function shadowsOf(views: Readonly<Record<Tool, TerraformView>>): Shadow[] {
+  const shadows: Shadow[] = [];
+  for (const view of [views.Terraform, views.OpenTofu]) {
+    for (const host of view.hosts) {
+      const sent = sends(host);
+      if (sent.from === "helper") continue;
+      const same = shadows.find(
+        (shadow) =>
+          shadow.host === host.host && describeSends(shadow.sends) === describeSends(sent),
+      );
+      if (same !== undefined) {
+        if (!same.tools.includes(view.tool))
+          shadows[shadows.indexOf(same)] = { ...same, tools: [...same.tools, view.tool] };
+        continue;
+      }
+      shadows.push({ host: host.host, sends: sent, tools: [view.tool], entries: host.entries });
+    }
+  }
+  return shadows;
+}
+
+/** Where a tool takes a host's credentials from, in words; never the token. */
+export function describeSends(sent: Sends): string {
+  switch (sent.from) {
+    case "variable":
+      return `the variable ${sent.name}`;
+    case "file":
+      return `the token in ${whereIs(sent.entry)}`;
+    case "nothing":
+      return `an entry with no token in ${whereIs(sent.entry)} (${sent.entry.misspelled.length > 0 ? `it spells ${sent.entry.misspelled.map((name) => `"${name}"`).join(", ")}, not "token"; ` : ""}nothing is sent)`;
+    case "unknown":
+      return `${sent.entries.map(whereIs).join(" or ")}${sent.entries.length > 1 ? ", spellings of the host with different credentials that it picks from at random" : ", which this tool cannot read as Terraform does"}`;
+    case "helper":
+      return "the helper";
+  }
+}
