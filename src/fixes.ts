@@ -186,6 +186,33 @@ export const FIXES = {
     effect:
       "bring the key to this machine (export it with gpg --export-secret-keys where it is, import it here with gpg --import), or point PASSWORD_STORE_DIR at a store initialised for a key this machine has",
   },
+  "wsl-interop-off": {
+    situation: "WSL with interop switched off: Windows programs cannot run from Linux",
+    effect:
+      "remove enabled=false under [interop] in /etc/wsl.conf (or set it to true), then run wsl.exe --shutdown in Windows and start WSL again",
+  },
+  "wsl-interop-failing": {
+    situation:
+      "WSL interop is on, but a Windows program (cmd.exe, the Windows helper) could not be started or gave no answer",
+    effect:
+      'check that WSL interop works: "cmd.exe /c ver" should print the Windows version; if it does not, run wsl.exe --shutdown in Windows and start WSL again',
+  },
+  "windows-side-hung": {
+    situation:
+      "the Windows helper run through WSL interop did not answer by the deadline, and was ended",
+    effect:
+      "try again, and if it keeps hanging, run wsl.exe --shutdown in Windows and start WSL again (--timeout or TF_CREDENTIALS_KEYCHAIN_TIMEOUT sets the limit)",
+  },
+  "windows-helper-missing": {
+    situation:
+      "WSL with interop on, but no helper installed on the Windows side for --backend wincred",
+    // Run from WSL: single quotes keep bash off PowerShell's "$", and no double quotes
+    // (the helper prints the command within them); "? name -like X" takes X as a word.
+    command:
+      "powershell.exe -NoProfile -Command '$ErrorActionPreference = [Management.Automation.ActionPreference]::Stop; $a = (irm https://api.github.com/repos/terraform-credentials-keychain/terraform-credentials-keychain/releases/latest).assets | ? name -like *_win-x64.zip; $d = New-Item -ItemType Directory (Join-Path $env:TEMP ([guid]::NewGuid())); iwr $a.browser_download_url -OutFile (Join-Path $d $a.name); Expand-Archive (Join-Path $d $a.name) $d; & (Join-Path $d terraform-credentials-keychain.exe) install; Remove-Item -Recurse $d'",
+    effect:
+      "downloads the latest win-x64 release and runs its install on the Windows side, which puts the helper in %APPDATA%\\terraform.d\\plugins for Terraform on Windows and for --backend wincred here",
+  },
 } as const satisfies Record<string, Fix>;
 
 export type Situation = keyof typeof FIXES;

@@ -92,7 +92,7 @@ function buildProgram(io: Io, context: CommandContext, verbs: VerbHandlers): Com
     )
     .option(
       "--backend <store>",
-      `where to keep the entries: ${BACKENDS.join(" or ")} (pass: the standard Unix password store, for machines without a desktop keyring) (default: the installed credentials_helper block's, else keychain; see below)`,
+      `where to keep the entries: ${BACKENDS.join(", ")} (pass: the standard Unix password store, for machines without a desktop keyring; wincred: in WSL, Windows Credential Manager through the Windows helper) (default: the installed credentials_helper block's, else keychain; see below)`,
       parseBackend,
     )
     .option(

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { GlobalOptions } from "./options.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import { PROBE_TIMEOUT_SECONDS, type ProbeResult } from "../stores/store-description.ts";
-import { storeFor, storesOn, storeTitle } from "../stores/registry.ts";
+import { storeFor, storesHere, storeTitle } from "../stores/registry.ts";
 import { deadlineIn, timeoutGiven, timeoutSeconds, type Deadline } from "../system/deadline.ts";
 import { fixFor, fixWith, renderFix, type FixNeeded } from "../fixes.ts";
 import { CliError } from "../errors.ts";
@@ -179,7 +179,7 @@ async function storeChecks(
     timeoutGiven(options, io.env) ? deadline : deadline.within(PROBE_TIMEOUT_SECONDS);
   const chosenStore = storeFor(options.backend, io.platform);
   const probes = new Map<string, ProbeResult>();
-  for (const store of storesOn(io.platform)) {
+  for (const store of storesHere(io, chosenStore)) {
     probes.set(
       store.name,
       await store.probe({ service: options.service, io, deadline: probeDeadline() }),

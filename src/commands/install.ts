@@ -13,7 +13,7 @@ import type { Machine } from "../system/io.ts";
 import { readTextIfExists, stageFile, stageSymlink } from "../system/files.ts";
 import { optionsOfArgs, storeOfArgs, type GlobalOptions } from "./options.ts";
 import { PROBE_TIMEOUT_SECONDS, type StoreDescription } from "../stores/store-description.ts";
-import { storeFor, storesOn } from "../stores/registry.ts";
+import { storeFor, storesHere } from "../stores/registry.ts";
 import { deadlineIn, timeoutGiven, timeoutSeconds } from "../system/deadline.ts";
 import { helperCommand, planCommandLink, type CommandLink } from "./command-link.ts";
 import { profileVariable } from "./command-line.ts";
@@ -137,8 +137,8 @@ function selectsSameStore(text: string, args: readonly string[]): boolean {
 /**
  * The chosen store's probe, when it fails (a Linux machine with no Secret Service, pass
  * without a store or a usable key): install works, and then every login would fail. Then
- * the other stores of the platform are probed, for one that works. All by one deadline:
- * --timeout's, else the probes' short default.
+ * the other stores offered here (storesHere) are probed, for one that works. All by one
+ * deadline: --timeout's, else the probes' short default.
  */
 async function probeChosenStore(
   machine: Machine,
@@ -155,7 +155,7 @@ async function probeChosenStore(
   const verdict = await probe(chosen);
   if (verdict.status !== "fail") return undefined;
   let instead;
-  for (const other of storesOn(machine.platform).filter((store) => store !== chosen)) {
+  for (const other of storesHere(machine).filter((store) => store !== chosen)) {
     if ((await probe(other)).status !== "ok") continue;
     instead = { backend: other.name, title: other.title };
     break;

@@ -2,11 +2,12 @@ import { CliError, ExitCode } from "../errors.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import { quote } from "../system/quote.ts";
 import { deadlineIn, timeoutSeconds, type Deadline } from "../system/deadline.ts";
-import type { Io } from "../system/io.ts";
+import type { Io, Machine } from "../system/io.ts";
 import { credentialManagerStore } from "./credential-manager/description.ts";
 import { macosKeychainStore } from "./macos-keychain/description.ts";
 import { passStore } from "./pass/description.ts";
 import { secretServiceStore } from "./secret-service/description.ts";
+import { wincredStore } from "./wincred/description.ts";
 import type { StoreDescription } from "./store-description.ts";
 
 /**
@@ -18,6 +19,7 @@ const STORES: readonly StoreDescription[] = [
   secretServiceStore,
   credentialManagerStore,
   macosKeychainStore,
+  wincredStore,
   passStore,
 ];
 
@@ -36,6 +38,16 @@ export function parseBackend(value: string): string {
     );
   }
   return value;
+}
+
+/**
+ * The stores `machine` is for, to offer (doctor's list, install's way out): those of its
+ * platform that are `here`, and `chosen`, whatever the machine.
+ */
+export function storesHere(machine: Machine, chosen?: StoreDescription): StoreDescription[] {
+  return storesOn(machine.platform).filter(
+    (store) => store === chosen || (store.here?.(machine) ?? true),
+  );
 }
 
 /** The stores that serve `platform`, each with its own `--backend` value. */

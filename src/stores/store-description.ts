@@ -20,6 +20,12 @@ export interface StoreDescription {
   /** The platforms (`io.platform`) it serves; whether it works there is its probe's finding. */
   readonly platforms: readonly NodeJS.Platform[];
   /**
+   * Whether `machine` is one the store is for, beyond its platform (wincred: Linux that is
+   * WSL), from files only, starting nothing; absent: every machine of its platforms. Only
+   * such stores are offered (doctor's list, install's way out); any may still be chosen.
+   */
+  readonly here?: (machine: Machine) => boolean;
+  /**
    * Opens the store, loading its modules only now: a call never pays for a store it does not
    * use. Every call of the store keeps `context.deadline`.
    */

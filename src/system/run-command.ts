@@ -99,6 +99,10 @@ interface CaptureOptions {
   readonly input?: string;
   /** When the command is killed if it still runs; none is started once it has passed. */
   readonly deadline: Deadline;
+  /** Its working directory; unset: ours. */
+  readonly cwd?: string;
+  /** How its stdout is decoded: UTF-8 unless given (cmd.exe /u writes UTF-16LE). */
+  readonly stdoutEncoding?: "utf8" | "utf16le";
 }
 
 // A bound so that a confused child cannot fill memory.
@@ -127,7 +131,11 @@ export function captureCommand(
   return new Promise((resolve) => {
     let child;
     try {
-      child = spawn(command, args, { env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+      child = spawn(command, args, {
+        env: options.env,
+        stdio: ["pipe", "pipe", "pipe"],
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      });
     } catch (error) {
       resolve(startFailure(error));
       return;
@@ -144,7 +152,10 @@ export function captureCommand(
       clearTimeout(grace);
       resolve(outcome);
     };
-    const collected = () => ({ stdout: Buffer.concat(stdout).toString("utf8"), stderr });
+    const collected = () => ({
+      stdout: Buffer.concat(stdout).toString(options.stdoutEncoding ?? "utf8"),
+      stderr,
+    });
     const done = () => {
       const code = exited?.code ?? null;
       finish({ kind: code === null ? "signalled" : "exited", code, ...collected() });

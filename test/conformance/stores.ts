@@ -2,8 +2,7 @@
  * The stores CI starts for the conformance table, each with what it can show. Where one
  * lacks a capability, the reason is here, beside it.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import path from "node:path";
+import { spawnSync } from "node:child_process";
 import { assertSilentSuccess, type ProtocolBackend } from "../support/protocol-suite.ts";
 import type { KeyringSession } from "../support/keyring-session.ts";
 import { startKeyringSession } from "../support/keyring-session.ts";
@@ -13,11 +12,10 @@ import { startKWalletSession } from "../support/kwallet-session.ts";
 import { startTemporaryKeychain } from "../support/macos-keychain-session.ts";
 import { startPassSession } from "../support/pass-session.ts";
 import { addItem } from "../support/secret-service-items.ts";
-import { startWinePrefix } from "../support/wine-prefix.ts";
+import { buildWindowsHelper, startWinePrefix } from "../support/wine-prefix.ts";
+import { REAL_WSL, startWslUnderTest } from "../support/wsl-stand-in.ts";
 import type { ConformanceStore, StoreUnderTest } from "./harness.ts";
 import type { Capability } from "./rules.ts";
-
-const ROOT = path.resolve(import.meta.dirname, "../..");
 
 /**
  * A Secret Service provider in private D-Bus sessions: one for the table, and one that
@@ -159,17 +157,34 @@ export const WINDOWS_UNDER_WINE: ConformanceStore = {
   name: "Windows Credential Manager (win-x64 under Wine)",
   capabilities: new Set<Capability>(["bounded-stdin"]),
   async start(): Promise<StoreUnderTest> {
-    // Built here, as the host's build is by scripts/test.sh: a stale binary proves nothing.
-    execFileSync("npx", ["tsx", "scripts/build.ts", "--target", "win-x64"], {
-      cwd: ROOT,
-      stdio: "pipe",
-    });
+    const windowsBuild = buildWindowsHelper();
     const wine = await startWinePrefix();
     return {
       env: wine.env,
       args: [],
-      command: wine.command(path.join(ROOT, "dist/win-x64/terraform-credentials-keychain.exe")),
+      command: wine.command(windowsBuild),
       close: () => wine.close(),
+    };
+  },
+};
+
+/**
+ * --backend wincred: the host's build in WSL, whose Windows side has the Windows helper
+ * installed: on a stand-in (test/support/wsl-stand-in.ts), Wine with the win-x64 build
+ * installed by its own `install`; in the workflow's WSL job, the real one. Unreachable: WSL
+ * interop switched off. Not locked, and no foreign items: those are Credential Manager's
+ * own, which WINDOWS_UNDER_WINE describes.
+ */
+export const WSL_WINCRED: ConformanceStore = {
+  name: `--backend wincred (${REAL_WSL ? "WSL" : "WSL stand-in, Windows side under Wine"})`,
+  capabilities: new Set<Capability>(["bounded-stdin", "unreachable"]),
+  async start(): Promise<StoreUnderTest> {
+    const wsl = await startWslUnderTest();
+    return {
+      env: wsl.env,
+      args: ["--backend", "wincred"],
+      unreachableEnv: wsl.interopOffEnv,
+      close: () => wsl.close(),
     };
   },
 };

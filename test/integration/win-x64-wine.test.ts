@@ -8,7 +8,6 @@
  * missing.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -22,6 +21,7 @@ import {
   describeProtocol,
 } from "../support/protocol-suite.ts";
 import {
+  buildWindowsHelper,
   startWinePrefix,
   VC_RUNTIME_DLLS,
   wineMissing,
@@ -42,11 +42,7 @@ if (missing !== undefined) {
   let prefix: Promise<WinePrefix> | undefined;
   const openPrefix = () => {
     if (prefix === undefined) {
-      // Built here, as the host's build is by scripts/test.sh: a stale binary proves nothing.
-      execFileSync("npx", ["tsx", "scripts/build.ts", "--target", "win-x64"], {
-        cwd: ROOT,
-        stdio: "pipe",
-      });
+      buildWindowsHelper();
       prefix = startWinePrefix();
     }
     return prefix;

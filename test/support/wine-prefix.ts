@@ -1,4 +1,4 @@
-import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -14,12 +14,29 @@ export const MINGW_PACKAGE = "gcc-mingw-w64-x86-64";
 const MINGW_GCC = "x86_64-w64-mingw32-gcc";
 const SOURCES = path.join(import.meta.dirname, "wine");
 
+/**
+ * Builds the win-x64 helper now, as the host's build is by scripts/test.sh (a stale binary
+ * proves nothing), and returns its path.
+ */
+export function buildWindowsHelper(): string {
+  const root = path.resolve(import.meta.dirname, "../..");
+  execFileSync("npx", ["tsx", "scripts/build.ts", "--target", "win-x64"], {
+    cwd: root,
+    stdio: "pipe",
+  });
+  return path.join(root, "dist/win-x64/terraform-credentials-keychain.exe");
+}
+
 /** A private, set-up Wine prefix whose Credential Manager the Windows build stores into. */
 export interface WinePrefix {
   /** Environment for Windows programs run in this prefix. */
   readonly env: Record<string, string>;
   /** %APPDATA% of the prefix's user, as a path on this machine. */
   readonly appData: string;
+  /** Wine's loader, which runs a Windows program given after it. */
+  readonly loader: string;
+  /** The prefix's drive C:, as a directory on this machine. */
+  readonly driveC: string;
   /** The command line that runs the Windows program `exe` (a path on this machine). */
   command(exe: string): [string, ...string[]];
   /**
@@ -69,12 +86,15 @@ export function wineMissing(): string | undefined {
 }
 
 /**
- * Makes a Wine prefix in a temp directory, as Windows 10, with the stand-in
+ * Makes a Wine prefix in a temp directory, as Windows 10, for the Windows user `user` (Wine
+ * names the profile's folder after $USER: C:\users\USER), with the stand-in
  * bcryptprimitives.dll in its system32 (see test/support/wine/bcryptprimitives.c), the
  * Visual C++ runtime disabled, and the credential reader and writer compiled beside it. HOME points into the temp directory too, so Wine
  * leaves nothing in the user's own. Takes 5-15 s: do it once per test file, and close it.
  */
-export async function startWinePrefix(): Promise<WinePrefix> {
+export async function startWinePrefix(
+  options: { readonly user?: string } = {},
+): Promise<WinePrefix> {
   const wine = findWine();
   if (wine === undefined) throw new Error(wineMissing());
   const sandbox = mkdtempSync(path.join(os.tmpdir(), "tfck-wine-"));
@@ -91,6 +111,7 @@ export async function startWinePrefix(): Promise<WinePrefix> {
     WINEDEBUG: "-all",
     // No Mono or Gecko installer and no desktop menu entries: none is needed, all take time.
     WINEDLLOVERRIDES: `mscoree,mshtml,winemenubuilder.exe,${VC_RUNTIME_DLLS.join(",")}=d`,
+    ...(options.user === undefined ? {} : { USER: options.user }),
   };
   const run = (file: string, args: readonly string[]) =>
     execFileAsync(file, args, { env, timeout: 60_000, encoding: "utf8" });
@@ -144,6 +165,8 @@ export async function startWinePrefix(): Promise<WinePrefix> {
     return {
       env,
       appData,
+      loader: wine.loader,
+      driveC: path.join(prefixDir, "drive_c"),
       command: (exe) => [wine.loader, exe],
       async readCredential(target) {
         try {

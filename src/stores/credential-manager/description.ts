@@ -1,5 +1,5 @@
 import type { StoreDescription } from "../store-description.ts";
-import { entryName } from "./entry-name.ts";
+import { entryName } from "../windows-entry-name.ts";
 
 /** The keychain of Windows: Credential Manager, through advapi32 (the Windows executable only). */
 export const credentialManagerStore: StoreDescription = {

@@ -8,7 +8,7 @@ import {
   type CredentialManagerApi,
   type CredentialSummary,
 } from "./api.ts";
-import { entryName, legacyEntryName } from "./entry-name.ts";
+import { entryName, legacyEntryName } from "../windows-entry-name.ts";
 
 /** How the store runs a native call: deadline-watchdog.ts's guard in the executable. */
 type GuardCall = <T>(call: () => T) => T;

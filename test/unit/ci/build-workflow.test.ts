@@ -13,6 +13,7 @@ import { TARGET_NAMES } from "../../../scripts/targets.ts";
 
 interface Step {
   readonly name?: string;
+  readonly shell?: string;
   readonly uses?: string;
   readonly run?: string;
   readonly if?: string;
@@ -175,6 +176,24 @@ describe("the build workflow", () => {
       { tool: "tofu", version: "latest" },
     ]);
     assert.ok(jobs["e2e"]!.steps.some((step) => step.uses?.startsWith("opentofu/setup-opentofu@")));
+  });
+
+  test("WSL on the Windows runner: the archive's Windows helper installed, conformance and e2e against --backend wincred inside", () => {
+    const wsl = jobs["wsl"]!;
+    assert.equal(wsl["runs-on"], "windows-2025");
+    assert.equal(wsl.needs, "linux");
+    assert.ok(wsl.steps.some((step) => step.uses?.startsWith("Vampire/setup-wsl@")));
+    const download = wsl.steps.find((step) => step.uses?.startsWith("actions/download-artifact@"));
+    assert.equal(download?.with?.["name"], "archive-linux-windows");
+    assert.match(runOf(wsl), /\*_win-x64\.zip[^]*terraform-credentials-keychain\.exe install/);
+    const inWsl = wsl.steps.filter((step) => step.shell === "wsl-bash {0}").map((step) => step.run);
+    const tests = inWsl.find((run) => run?.includes("--test"));
+    assert.match(tests ?? "", /TFCK_TEST_REAL_WSL=1/);
+    assert.match(tests ?? "", /TFCK_TEST_HELPER=.*tested\/terraform-credentials-keychain/);
+    assert.match(
+      tests ?? "",
+      /test\/conformance\/wsl-wincred\.test\.ts test\/e2e\/terraform-wincred\.test\.ts/,
+    );
   });
 
   test("one publishing job, after every other job, only on a v* tag", () => {

@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { CliError, ExitCode } from "../../../src/errors.ts";
 import { normalizeHostname } from "../../../src/protocol/hostname.ts";
-import { BACKENDS, storeFor, storesOn } from "../../../src/stores/registry.ts";
+import { BACKENDS, storeFor, storesHere, storesOn } from "../../../src/stores/registry.ts";
 import type { StoreDescription } from "../../../src/stores/store-description.ts";
 import { FIXES } from "../../../src/fixes.ts";
+import type { Machine } from "../../../src/system/io.ts";
 
 const HOST = normalizeHostname("app.terraform.io");
 
@@ -37,8 +39,41 @@ describe("the registry", () => {
       (error: unknown) =>
         error instanceof CliError &&
         error.exitCode === ExitCode.Usage &&
-        /--backend "vault" is no store: here use keychain or pass/.test(error.message),
+        /--backend "vault" is no store: here use keychain, wincred or pass/.test(error.message),
     );
+  });
+});
+
+describe("the stores offered on a machine", () => {
+  const linux = (env: Record<string, string>): Machine => ({
+    env,
+    platform: "linux",
+    arch: "x64",
+    homedir: "/home/u",
+    execPath: "/bin/helper",
+    isSea: true,
+    uid: 1000,
+  });
+
+  test("wincred only on WSL (its interop entry, on or off), unless it is the one chosen", (t) => {
+    const root = mkdtempSync(path.join(os.tmpdir(), "tfck-registry-"));
+    t.after(() => rmSync(root, { recursive: true, force: true }));
+    const names = (machine: Machine, chosen?: string) =>
+      storesHere(machine, chosen === undefined ? undefined : storeFor(chosen, "linux")).map(
+        ({ name }) => name,
+      );
+    const plainLinux = linux({ TF_CREDENTIALS_KEYCHAIN_WSL_ROOT: root });
+    assert.deepEqual(names(plainLinux), ["keychain", "pass"]);
+    assert.deepEqual(names(plainLinux, "wincred"), ["keychain", "wincred", "pass"]);
+    mkdirSync(path.join(root, "proc/sys/fs/binfmt_misc"), { recursive: true });
+    writeFileSync(path.join(root, "proc/sys/fs/binfmt_misc/WSLInterop"), "disabled\n");
+    assert.deepEqual(names(plainLinux), ["keychain", "wincred", "pass"]);
+  });
+
+  test("wincred deletes from WSL with cmdkey.exe, by the Windows helper's entry names", () => {
+    assert.deepEqual(storeFor("wincred", "linux").deleteCommands("work", [HOST], {}), [
+      { words: ["cmdkey.exe", "/delete:work/app.terraform.io"] },
+    ]);
   });
 });
 

@@ -12,10 +12,7 @@ import {
   createCredentialManagerStore,
   hostsOf,
 } from "../../../../src/stores/credential-manager/store.ts";
-import {
-  entryName,
-  legacyEntryName,
-} from "../../../../src/stores/credential-manager/entry-name.ts";
+import { entryName, legacyEntryName } from "../../../../src/stores/windows-entry-name.ts";
 
 const SERVICE = "terraform-credentials";
 const HOST = "app.example.com" as Hostname;

@@ -1,4 +1,7 @@
-import type { Hostname } from "../../protocol/hostname.ts";
+import type { Hostname } from "../protocol/hostname.ts";
+
+// Windows Credential Manager's entry names, shared by the two stores that keep its entries:
+// credential-manager/ (the Windows executable) and wincred/ (WSL, through that executable).
 
 /**
  * The name of the entry for `host` in `service`: `<service>/<host>`. A "/" occurs in neither
