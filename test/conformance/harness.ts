@@ -4,6 +4,7 @@
  * Every call runs the built helper as Terraform does: the store's args before the verb,
  * stdin the null device for get and forget, or written by a writer that reports EPIPE.
  */
+import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { runHelper, type HelperResult } from "../support/helper-process.ts";
 import type { ProtocolBackend } from "../support/protocol-suite.ts";
@@ -40,6 +41,23 @@ export interface StoreUnderTest extends ProtocolBackend {
   readonly unreachableEnv?: Record<string, string>;
   /** Adds another program's entry for `host`; for "foreign-items". */
   addForeignItem?(host: string, secret: string): Promise<void>;
+}
+
+/**
+ * The table over `store` where it can run (`missing` undefined or false); elsewhere one
+ * test named `title` says why it did not. Where `ciMustRun` (CI installs what it needs,
+ * .ci/run), a missing store on CI fails instead: a broken set-up is never a quiet skip.
+ */
+export function conformanceWhereItRuns(
+  store: ConformanceStore,
+  title: string,
+  missing: string | false | undefined,
+  ciMustRun = false,
+): void {
+  if (missing === undefined || missing === false) describeConformance(store);
+  else if (ciMustRun && process.env.CI === "true")
+    test(title, () => assert.fail(`${missing}; CI must run it`));
+  else test(title, { skip: missing }, () => {});
 }
 
 /** Runs every row of the table that `store` can show, one suite per rule group. */

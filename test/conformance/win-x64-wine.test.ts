@@ -1,17 +1,11 @@
-import assert from "node:assert/strict";
-import { test } from "node:test";
 import { wineMissing } from "../support/wine-prefix.ts";
-import { describeConformance } from "./harness.ts";
+import { conformanceWhereItRuns } from "./harness.ts";
 import { WINDOWS_UNDER_WINE } from "./stores.ts";
 
-const missing = process.platform === "linux" ? wineMissing() : "SKIP: Wine runs on Linux only";
-if (missing === undefined) {
-  describeConformance(WINDOWS_UNDER_WINE);
-} else if (process.env.CI === "true" && process.platform === "linux") {
-  // CI installs Wine (.ci/run): a missing one is a broken set-up, never a quiet skip.
-  test("conformance over the win-x64 build under Wine", () => {
-    assert.fail(`${missing}; CI must run it`);
-  });
-} else {
-  test("conformance over the win-x64 build under Wine", { skip: missing }, () => {});
-}
+// CI installs Wine on Linux (.ci/run), so there it must run.
+conformanceWhereItRuns(
+  WINDOWS_UNDER_WINE,
+  "conformance over the win-x64 build under Wine",
+  process.platform === "linux" ? wineMissing() : "SKIP: Wine runs on Linux only",
+  process.platform === "linux",
+);
