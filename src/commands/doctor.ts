@@ -8,6 +8,7 @@ import { deadlineIn, timeoutGiven, timeoutSeconds, type Deadline } from "../syst
 import { fixFor, fixWith, renderFix, type FixNeeded } from "../fixes.ts";
 import { CliError } from "../errors.ts";
 import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
+import type { TerraformLocations } from "../terraform/locations.ts";
 import {
   describeSends,
   shadowsOf,
@@ -141,7 +142,7 @@ export async function runDoctor(
 
   if (views.Terraform.override !== undefined) checks.push(configFromEnvCheck(views));
   else {
-    const hidden = hiddenTofurcCheck(io, locations.tofuConfigFile);
+    const hidden = hiddenTofurcCheck(locations);
     if (hidden) checks.push(hidden);
   }
   checks.push(shadowCheck(views, runnable()));
@@ -431,11 +432,12 @@ function configFromEnvCheck(views: Readonly<Record<Tool, TerraformView>>): Check
  * OpenTofu reads $XDG_CONFIG_HOME/opentofu/tofurc only while neither ~/.tofurc nor
  * ~/.terraformrc exists: a user's tofurc silently stops counting once one of them appears.
  */
-function hiddenTofurcCheck(io: Machine, tofuConfigFile: string): Check | undefined {
-  const xdg = io.env.XDG_CONFIG_HOME;
-  if (io.platform === "win32" || xdg === undefined || xdg === "") return undefined;
-  const tofurc = path.posix.join(xdg, "opentofu", "tofurc");
-  if (tofurc === tofuConfigFile || readTextIfExists(tofurc) === undefined) return undefined;
+function hiddenTofurcCheck({
+  tofuXdgConfigFile: tofurc,
+  tofuConfigFile,
+}: TerraformLocations): Check | undefined {
+  if (tofurc === undefined || tofurc === tofuConfigFile || readTextIfExists(tofurc) === undefined)
+    return undefined;
   return {
     status: "warn",
     title: `OpenTofu does not read ${tofurc}: ${tofuConfigFile} exists, and OpenTofu reads that instead`,

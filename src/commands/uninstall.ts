@@ -201,7 +201,6 @@ export function applyUninstall(
 function otherConfigFiles(machine: Machine): string[] {
   const { TF_CLI_CONFIG_FILE: _file, TERRAFORM_CONFIG: _legacy, ...env } = machine.env;
   const defaults = locationsOf({ ...machine, env });
-  const xdg = env.XDG_CONFIG_HOME;
   let profiles: string[] = [];
   try {
     profiles = readdirSync(machine.homedir)
@@ -214,7 +213,7 @@ function otherConfigFiles(machine: Machine): string[] {
     ...new Set([
       defaults.terraformConfigFile,
       defaults.tofuConfigFile,
-      ...(xdg ? [path.join(xdg, "opentofu", "tofurc")] : []),
+      ...(defaults.tofuXdgConfigFile === undefined ? [] : [defaults.tofuXdgConfigFile]),
       ...profiles.sort(),
       ...viewsOf({ ...machine, env })
         .Terraform.files.filter(({ role }) => role === "drop-in")

@@ -13,6 +13,11 @@ export interface TerraformLocations {
   /** The CLI config file OpenTofu reads; may be the same file. */
   readonly tofuConfigFile: string;
   /**
+   * `$XDG_CONFIG_HOME/opentofu/tofurc` on Unix while the variable is set, whether or not
+   * OpenTofu reads it now (only while neither ~/.tofurc nor ~/.terraformrc exists).
+   */
+  readonly tofuXdgConfigFile: string | undefined;
+  /**
    * The one directory whose `*.tfrc` and `*.tfrc.json` files Terraform merges after its main
    * file (`~/.terraform.d`, `%APPDATA%\terraform.d`); `undefined` while the main file comes
    * from `configFileOverride` (Terraform's `LoadConfig` then reads no directory at all).
@@ -72,10 +77,12 @@ function unixLocations(inputs: LocationInputs): TerraformLocations {
   const fromEnv = configFileOverride(env);
   const terraformrc = join(homedir, ".terraformrc");
   const tofurc = join(homedir, ".tofurc");
+  const tofuXdgConfigFile =
+    xdgConfig === undefined ? undefined : join(xdgConfig, "opentofu", "tofurc");
   let tofuConfigFile: string;
   if (fromEnv !== undefined) tofuConfigFile = fromEnv;
-  else if (xdgConfig !== undefined && !exists(terraformrc) && !exists(tofurc)) {
-    tofuConfigFile = join(xdgConfig, "opentofu", "tofurc");
+  else if (tofuXdgConfigFile !== undefined && !exists(terraformrc) && !exists(tofurc)) {
+    tofuConfigFile = tofuXdgConfigFile;
   } else tofuConfigFile = exists(terraformrc) && !exists(tofurc) ? terraformrc : tofurc;
 
   return {
@@ -84,6 +91,7 @@ function unixLocations(inputs: LocationInputs): TerraformLocations {
     pluginDirs,
     terraformConfigFile: fromEnv ?? terraformrc,
     tofuConfigFile,
+    tofuXdgConfigFile,
     terraformConfigDir: fromEnv === undefined ? dotTerraform : undefined,
     // OpenTofu's config_unix.go configDir: the XDG directory only when ~/.terraform.d is absent.
     tofuConfigDir:
@@ -113,6 +121,7 @@ function windowsLocations(inputs: LocationInputs): TerraformLocations {
     pluginDirs: [join(dataDir, "plugins"), join(dataDir, "plugins", osArch("win32", arch))],
     terraformConfigFile: fromEnv ?? terraformRc,
     tofuConfigFile: fromEnv ?? tofuDefault,
+    tofuXdgConfigFile: undefined,
     terraformConfigDir: fromEnv === undefined ? dataDir : undefined,
     tofuConfigDir: fromEnv === undefined ? dataDir : undefined,
     configFileOverride: overrideVariable(env),

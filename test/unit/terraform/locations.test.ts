@@ -396,6 +396,7 @@ describe("terraformLocations on Windows", () => {
       ],
       terraformConfigFile: "D:\\Roaming\\terraform.rc",
       tofuConfigFile: "D:\\Roaming\\tofu.rc",
+      tofuXdgConfigFile: undefined,
       terraformConfigDir: "D:\\Roaming\\terraform.d",
       tofuConfigDir: "D:\\Roaming\\terraform.d",
       configFileOverride: undefined,
@@ -449,5 +450,20 @@ describe("terraformLocations on Windows", () => {
       win({ env: { ...env, XDG_CONFIG_HOME: "C:\\xdg\\config", XDG_DATA_HOME: "C:\\xdg\\data" } }),
       win({ env }),
     );
+  });
+});
+
+describe("OpenTofu's XDG tofurc, named whether or not it is read", () => {
+  test("XDG_CONFIG_HOME set: $XDG_CONFIG_HOME/opentofu/tofurc, even while ~/.tofurc wins", () => {
+    const located = locate({ env: { XDG_CONFIG_HOME: "/x" }, files: [home(".tofurc")] });
+    assert.equal(located.tofuXdgConfigFile, "/x/opentofu/tofurc");
+    assert.equal(located.tofuConfigFile, home(".tofurc"));
+  });
+
+  test("XDG_CONFIG_HOME unset or empty, or Windows: none", () => {
+    assert.equal(locate().tofuXdgConfigFile, undefined);
+    assert.equal(locate({ env: { XDG_CONFIG_HOME: "" } }).tofuXdgConfigFile, undefined);
+    const windows = locate({ platform: "win32", env: { XDG_CONFIG_HOME: "/x" } });
+    assert.equal(windows.tofuXdgConfigFile, undefined);
   });
 });
