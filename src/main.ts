@@ -1,4 +1,3 @@
-import os from "node:os";
 import process from "node:process";
 import { isSingleExecutable, TARGET, VERSION, versionLine } from "./system/build-info.ts";
 import { run } from "./cli/run.ts";
@@ -10,6 +9,7 @@ import {
   streamsWereUsed,
 } from "./system/standard-streams.ts";
 import { openStore } from "./stores/registry.ts";
+import { builtin } from "./system/lazy-builtins.ts";
 import { endOnSignals } from "./system/signal-forwarding.ts";
 import { forbidCoreDumps } from "./system/core-dumps.ts";
 import { hasAbandonedCalls } from "./system/deadline.ts";
@@ -51,7 +51,10 @@ async function main(): Promise<number> {
       env: process.env,
       platform: process.platform,
       arch: process.arch,
-      homedir: os.homedir(),
+      // Only when asked (the config files, pass): node:os is not loaded for every call.
+      get homedir() {
+        return builtin("node:os").homedir();
+      },
       execPath: process.execPath,
       isSea: isSingleExecutable(),
       ...(process.getuid === undefined ? {} : { uid: process.getuid() }),

@@ -180,7 +180,7 @@ async function storeChecks(
     timeoutGiven(options, io.env) ? deadline : deadline.within(PROBE_TIMEOUT_SECONDS);
   const chosenStore = storeFor(options.backend, io.platform);
   const probes = new Map<string, ProbeResult>();
-  for (const store of storesHere(io, chosenStore)) {
+  for (const store of await storesHere(io, chosenStore)) {
     probes.set(
       store.name,
       await store.probe({ service: options.service, io, deadline: probeDeadline() }),

@@ -1,3 +1,4 @@
+import { constants } from "node:os";
 import { tokenOf } from "../protocol/credentials-object.ts";
 import { CliError, ExitCode } from "../errors.ts";
 import type { Hostname } from "../protocol/hostname.ts";
@@ -5,7 +6,6 @@ import { quote } from "../system/quote.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import { execEnvironment } from "../terraform/token-variables.ts";
 import type { CommandOutcome } from "../system/run-command.ts";
-import { signalExitCode } from "../system/signal-forwarding.ts";
 
 /** Runs a command with our standard streams and `env`; supplied by main.ts. */
 export type CommandRunner = (
@@ -53,7 +53,8 @@ export async function exec(
     case "exited":
       return { code: outcome.code };
     case "signalled":
-      return { code: signalExitCode(outcome.signal) };
+      // The shell's convention for a command killed by a signal: 128 plus its number.
+      return { code: 128 + constants.signals[outcome.signal] };
     case "not-found":
       return { code: NOT_FOUND, message: `exec: command not found: ${quote(command)}` };
     case "not-executable":

@@ -155,7 +155,7 @@ async function probeChosenStore(
   const verdict = await probe(chosen);
   if (verdict.status !== "fail") return undefined;
   let instead;
-  for (const other of storesHere(machine).filter((store) => store !== chosen)) {
+  for (const other of (await storesHere(machine)).filter((store) => store !== chosen)) {
     if ((await probe(other)).status !== "ok") continue;
     instead = { backend: other.name, title: other.title };
     break;

@@ -1,5 +1,5 @@
-import { domainToASCII, domainToUnicode } from "node:url";
 import { CliError, ExitCode } from "../errors.ts";
+import { builtin } from "../system/lazy-builtins.ts";
 import { quote } from "../system/quote.ts";
 
 /**
@@ -68,6 +68,9 @@ const GUARD = ".a";
 
 const utf8 = new TextEncoder();
 
+/** ASCII letters, digits, "-" and ".", and no label that begins with punycode's "xn--". */
+const PLAIN_ASCII = /^(?!xn--)(?!.*\.xn--)[a-z0-9.-]*$/i;
+
 /** Returns `:port` without leading zeros, or "" for the default port. */
 function portSuffix(host: string, digits: string, fail: (reason: string) => never): string {
   if (!/^[0-9]+$/.test(digits)) {
@@ -90,13 +93,21 @@ function toAsciiName(host: string, fail: (reason: string) => never): string {
   const bad = /[^A-Za-z0-9.\-\P{ASCII}]/u.exec(host);
   if (bad) fail(`${quote(bad[0])} is not allowed in a hostname`);
 
+  // A name of letters, digits, "-" and "." with no punycode label is its own IDNA form,
+  // lowercased (UTS #46 maps nothing else in ASCII, and its checks below see the same
+  // labels): such a name, every name Terraform's services use, never loads node:url (~1 ms).
+  const idna = PLAIN_ASCII.test(host) ? undefined : builtin("node:url");
+
   // UTS #46 non-transitional mapping and validation (case folding, full-width forms and
   // ideographic full stops, NFC, punycode decoding and checking, ContextJ joiners, leading
   // combining marks). Returns "" when the name is refused.
   // Capital sharp s: UTS #46 mapped it to "ss" until Unicode 15.1, which maps it to "ß".
   // Terraform's golang.org/x/net/idna still has the older table (it passes "ss.de" for
   // "ẞ.de"), Node's ICU the newer one ("xn--zca.de"); we follow Terraform.
-  const mapped = domainToASCII(host.replaceAll("\u1e9e", "ss") + GUARD);
+  const mapped =
+    idna === undefined
+      ? host.toLowerCase() + GUARD
+      : idna.domainToASCII(host.replaceAll("\u1e9e", "ss") + GUARD);
   if (!mapped.endsWith(GUARD)) fail("not a valid internationalized domain name");
   const ascii = mapped.slice(0, -GUARD.length);
   // Mapping can yield characters STD3 forbids ("⑴" → "(1)", "＿" → "_"); Go refuses
@@ -120,9 +131,13 @@ function toAsciiName(host: string, fail: (reason: string) => never): string {
 
   // Go checks hyphens on the Unicode form of each label (punycode decoded); WHATWG doesn't
   // check them at all (CheckHyphens=false).
-  const unicodeLabels = domainToUnicode(name + GUARD)
-    .slice(0, -GUARD.length)
-    .split(".");
+  const unicodeLabels =
+    idna === undefined
+      ? labels
+      : idna
+          .domainToUnicode(name + GUARD)
+          .slice(0, -GUARD.length)
+          .split(".");
   if (unicodeLabels.length !== labels.length) fail("not a valid internationalized domain name");
   labels.forEach((label, i) => {
     const unicode = unicodeLabels[i] ?? "";

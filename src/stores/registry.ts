@@ -44,10 +44,15 @@ export function parseBackend(value: string): string {
  * The stores `machine` is for, to offer (doctor's list, install's way out): those of its
  * platform that are `here`, and `chosen`, whatever the machine.
  */
-export function storesHere(machine: Machine, chosen?: StoreDescription): StoreDescription[] {
-  return storesOn(machine.platform).filter(
-    (store) => store === chosen || (store.here?.(machine) ?? true),
+export async function storesHere(
+  machine: Machine,
+  chosen?: StoreDescription,
+): Promise<StoreDescription[]> {
+  const stores = storesOn(machine.platform);
+  const offered = await Promise.all(
+    stores.map(async (store) => store === chosen || ((await store.here?.(machine)) ?? true)),
   );
+  return stores.filter((_, index) => offered[index]);
 }
 
 /** The stores that serve `platform`, each with its own `--backend` value. */

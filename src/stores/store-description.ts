@@ -23,8 +23,9 @@ export interface StoreDescription {
    * Whether `machine` is one the store is for, beyond its platform (wincred: Linux that is
    * WSL), from files only, starting nothing; absent: every machine of its platforms. Only
    * such stores are offered (doctor's list, install's way out); any may still be chosen.
+   * Its modules load only when asked, as `open`'s do.
    */
-  readonly here?: (machine: Machine) => boolean;
+  readonly here?: (machine: Machine) => Promise<boolean>;
   /**
    * Opens the store, loading its modules only now: a call never pays for a store it does not
    * use. Every call of the store keeps `context.deadline`.

@@ -1,4 +1,3 @@
-import { constants } from "node:os";
 import process from "node:process";
 import { runCleanups } from "./exit-cleanups.ts";
 
@@ -16,11 +15,6 @@ function forwardingSignals(): boolean {
 /** Counts a command in (+1) or out (-1). */
 export function countRunningCommand(change: 1 | -1): void {
   running += change;
-}
-
-/** The shell convention for a command killed by `signal`: 128 plus its number. */
-export function signalExitCode(signal: NodeJS.Signals): number {
-  return 128 + constants.signals[signal];
 }
 
 /**

@@ -2,7 +2,8 @@ import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
 import type { Deadline } from "../../system/deadline.ts";
 import { firstSecretKey, gpgDecrypts, recipientOptions, storeRecipients } from "./gpg-probe.ts";
-import { passStoreDir, TOP_FOLDER } from "./entry-names.ts";
+import { TOP_FOLDER } from "./entry-names.ts";
+import { passStoreDir } from "./store-dir.ts";
 import type { ProbeResult } from "../store-description.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -9,9 +9,9 @@ import {
   decodeHostFromPath,
   encodeHostForPath,
   ENTRY_SUFFIX,
-  passStoreDir,
   serviceFolder,
 } from "./entry-names.ts";
+import { passStoreDir } from "./store-dir.ts";
 import { gpgDecrypts, recipientOptions, storeRecipients } from "./gpg-probe.ts";
 import {
   notInitialised,

@@ -1,6 +1,5 @@
 import type { StoreDescription } from "../store-description.ts";
 import { entryName } from "../windows-entry-name.ts";
-import { wslMachine } from "./wsl-machine.ts";
 
 /**
  * Linux on WSL: the Windows login's Credential Manager, through the Windows helper run by
@@ -12,7 +11,8 @@ export const wincredStore: StoreDescription = {
   title: "the Windows login's Credential Manager (shared with Terraform on Windows)",
   platforms: ["linux"],
   // WSL by its interop entry, on or off: off, the probe says how to switch it on.
-  here: (machine) => wslMachine(machine.env).interop !== undefined,
+  here: async (machine) =>
+    (await import("./wsl-machine.ts")).wslMachine(machine.env).interop !== undefined,
   open: async (context) => (await import("./open.ts")).openWincredStore(context),
   probe: async ({ io, service, deadline }) =>
     (await import("./probe.ts")).probeWincred(io.env, service, deadline),

@@ -55,19 +55,19 @@ describe("the stores offered on a machine", () => {
     uid: 1000,
   });
 
-  test("wincred only on WSL (its interop entry, on or off), unless it is the one chosen", (t) => {
+  test("wincred only on WSL (its interop entry, on or off), unless it is the one chosen", async (t) => {
     const root = mkdtempSync(path.join(os.tmpdir(), "tfck-registry-"));
     t.after(() => rmSync(root, { recursive: true, force: true }));
-    const names = (machine: Machine, chosen?: string) =>
-      storesHere(machine, chosen === undefined ? undefined : storeFor(chosen, "linux")).map(
+    const names = async (machine: Machine, chosen?: string) =>
+      (await storesHere(machine, chosen === undefined ? undefined : storeFor(chosen, "linux"))).map(
         ({ name }) => name,
       );
     const plainLinux = linux({ TF_CREDENTIALS_KEYCHAIN_WSL_ROOT: root });
-    assert.deepEqual(names(plainLinux), ["keychain", "pass"]);
-    assert.deepEqual(names(plainLinux, "wincred"), ["keychain", "wincred", "pass"]);
+    assert.deepEqual(await names(plainLinux), ["keychain", "pass"]);
+    assert.deepEqual(await names(plainLinux, "wincred"), ["keychain", "wincred", "pass"]);
     mkdirSync(path.join(root, "proc/sys/fs/binfmt_misc"), { recursive: true });
     writeFileSync(path.join(root, "proc/sys/fs/binfmt_misc/WSLInterop"), "disabled\n");
-    assert.deepEqual(names(plainLinux), ["keychain", "wincred", "pass"]);
+    assert.deepEqual(await names(plainLinux), ["keychain", "wincred", "pass"]);
   });
 
   test("wincred deletes from WSL with cmdkey.exe, by the Windows helper's entry names", () => {
