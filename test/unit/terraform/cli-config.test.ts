@@ -369,6 +369,25 @@ describe("renderCredentialsHelper", () => {
     const text = renderCredentialsHelper("küche", args);
     assert.deepEqual(found(text), [{ name: "küche", args, block: text }]);
   });
+
+  it("reads back every C0 and C1 control character, quote, backslash and escape look-alike", () => {
+    const everyLowCode = String.fromCodePoint(...Array.from({ length: 0xa1 }, (_, code) => code));
+    const args = [
+      everyLowCode,
+      "\x07\b\f\v",
+      String.raw`\n\t\u0041\x41\101\\`,
+      "trailing\\",
+      '"',
+      '\\"',
+      "$",
+      "{$}",
+      "\u2028\ufeff\u{10ffff}😀é",
+    ];
+    for (const name of args) {
+      const text = renderCredentialsHelper(name, args);
+      assert.deepEqual(found(text), [{ name, args, block: text }]);
+    }
+  });
 });
 
 describe("addCredentialsHelper", () => {
