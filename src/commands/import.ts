@@ -40,7 +40,7 @@ interface ImportOptions {
   readonly dryRun?: boolean;
 }
 
-export interface ImportedHost {
+interface ImportedHost {
   /** Where the token Terraform sends comes from (or the entry that keeps the host). */
   readonly file: string;
   readonly host: string;

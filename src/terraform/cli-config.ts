@@ -16,7 +16,7 @@ import { CliError, ExitCode } from "../errors.ts";
 // ranges, plus the body of each `credentials_helper` block.
 
 /** A top-level `credentials_helper` block as written in a CLI config file. */
-export interface HelperBlock {
+interface HelperBlock {
   /** The block's label, decoded: Terraform runs `terraform-credentials-<name>`. */
   readonly name: string;
   /**
@@ -44,19 +44,19 @@ export interface HelperBlock {
 }
 
 /** What `addCredentialsHelper` did. The text is the whole new file. */
-export interface AddResult {
+interface AddResult {
   readonly text: string;
   readonly change: "added" | "unchanged" | "replaced";
 }
 
 /** What `removeCredentialsHelper` did. The text is the whole new file. */
-export interface RemoveResult {
+interface RemoveResult {
   readonly text: string;
   readonly removed: boolean;
 }
 
 /** Options for `addCredentialsHelper`. */
-export interface AddOptions {
+interface AddOptions {
   /** Replace a different credentials_helper instead of refusing. */
   readonly force?: boolean;
   /** The file the text is from, for the refusal to name. */
@@ -107,7 +107,7 @@ export function findCredentialsBlocks(text: string): string[] {
 }
 
 /** A top-level `credentials "HOST" { ... }` block: where it stands and what it holds. */
-export interface CredentialsBlock {
+interface CredentialsBlock {
   /** The label, decoded, as written (not normalized). */
   readonly host: string;
   /**

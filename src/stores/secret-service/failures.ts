@@ -16,7 +16,7 @@ import { WireError } from "./wire.ts";
  * What is wrong with the Secret Service, said once for every command: `get`, `store`,
  * `forget`, `list` and `doctor` say the same thing for the same state.
  */
-export interface Diagnosis {
+interface Diagnosis {
   /** One line for the person: what is wrong (and, without a `fix`, what to do). */
   readonly summary: string;
   /** The one fix that applies, rendered by whoever prints it (cli/, doctor). */
@@ -26,7 +26,7 @@ export interface Diagnosis {
 }
 
 /** What else the store knows of a failure than the error itself. */
-export interface Circumstances {
+interface Circumstances {
   /**
    * The Secret Service was started with `--unlock` (gnome-keyring-daemon, given a password
    * on stdin): a login keyring locked now may have been given the wrong one.
