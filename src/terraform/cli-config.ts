@@ -97,15 +97,6 @@ export function findCredentialsHelpers(text: string): HelperBlock[] {
   return helpers;
 }
 
-/**
- * The hosts of the top-level `credentials "HOST" { ... }` blocks, in file order, as written
- * (not normalized). Such a block wins over the helper for its host, even when empty. Other
- * spellings of `credentials` are skipped. Throws like `findCredentialsHelpers`.
- */
-export function findCredentialsBlocks(text: string): string[] {
-  return findCredentialsBlockItems(text).map(({ host }) => host);
-}
-
 /** A top-level `credentials "HOST" { ... }` block: where it stands and what it holds. */
 interface CredentialsBlock {
   /** The label, decoded, as written (not normalized). */
@@ -132,7 +123,8 @@ interface CredentialsBlock {
 /**
  * The top-level `credentials "HOST" { ... }` blocks of a CLI config file in native syntax, in
  * file order, with their extents and contents. The block type matches case-insensitively, as
- * HCL 1's decoder does. Other forms of `credentials` are skipped. Throws like
+ * HCL 1's decoder does. Hosts are as written (not normalized); such a block wins over the
+ * helper for its host, even when empty. Other forms of `credentials` are skipped. Throws like
  * `findCredentialsHelpers` (a file in JSON syntax included).
  */
 export function findCredentialsBlockItems(text: string): CredentialsBlock[] {
