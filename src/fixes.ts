@@ -220,7 +220,7 @@ export type Situation = keyof typeof FIXES;
 type Placeholder = "HELPER" | "ARGS" | "HOST" | "VARIABLES" | "KEY" | "RECIPIENTS";
 
 /** The values a fix's placeholders take. */
-export type FixValues = Readonly<Partial<Record<Placeholder, string>>>;
+type FixValues = Readonly<Partial<Record<Placeholder, string>>>;
 
 /**
  * The fix an error needs, as data that travels with it (`CliError.fix`): its situation and

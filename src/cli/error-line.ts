@@ -1,6 +1,7 @@
 import type { CliError } from "../errors.ts";
 import { FIXES, fixWith, renderFix, type Fix } from "../fixes.ts";
 import { commandLine } from "../commands/command-line.ts";
+import { globalOptionAt } from "../commands/options.ts";
 import type { Io } from "../system/io.ts";
 
 /**
@@ -37,13 +38,13 @@ export async function errorLine(error: CliError, io: Io, argv: readonly string[]
  */
 function optionsOnLine(argv: readonly string[]): (readonly [string, string])[] {
   const found: (readonly [string, string])[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i] ?? "";
-    if (word === "--") break;
-    const option = /^--(service|backend|timeout)(?:=(.*))?$/s.exec(word);
-    if (option === null) continue;
-    const value = option[2] ?? argv[++i];
-    if (value !== undefined) found.push([option[1] ?? "", value]);
+  for (let i = 0; i < argv.length && argv[i] !== "--";) {
+    const option = globalOptionAt(argv, i);
+    if (option === undefined) i++;
+    else {
+      if (option.value !== undefined) found.push([option.name, option.value]);
+      i = option.next;
+    }
   }
   return found;
 }

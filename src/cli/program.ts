@@ -28,7 +28,7 @@ export type VerbHandlers = Record<
 >;
 
 /** What the commands for people need from outside the process's streams; `run` supplies it. */
-export interface CommandContext {
+interface CommandContext {
   readonly version: string;
   /** Opens the store; under `deadline` when the command started one, else one from now. */
   openStore(

@@ -1,4 +1,4 @@
-import { leadingOptions, type GlobalOptions } from "../commands/options.ts";
+import { globalOptionAt, leadingOptions, type GlobalOptions } from "../commands/options.ts";
 
 export const PROTOCOL_VERB_NAMES = ["get", "store", "forget"] as const;
 export type ProtocolVerb = (typeof PROTOCOL_VERB_NAMES)[number];
@@ -32,12 +32,16 @@ export function protocolCall(argv: readonly string[]): ProtocolCall | undefined 
 /**
  * Whether `argv` asks for `store`: its first word that is not an option (or an option's
  * value) is the verb. Not "store" anywhere on the line: `exec -- grep store` is no store.
+ * Values are skipped without being checked, and unknown options as words without one:
+ * a call that failed on a bad option is a store call all the same.
  */
 export function isStoreCall(argv: readonly string[]): boolean {
-  for (let i = 0; i < argv.length; i++) {
+  for (let i = 0; i < argv.length;) {
+    const option = globalOptionAt(argv, i);
     const word = argv[i] ?? "";
-    if (/^--(service|backend|timeout)$/.test(word)) i++;
-    else if (!word.startsWith("-")) return word === "store";
+    if (option !== undefined) i = option.next;
+    else if (word.startsWith("-")) i++;
+    else return word === "store";
   }
   return false;
 }

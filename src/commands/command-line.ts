@@ -1,4 +1,4 @@
-import { DEFAULT_SERVICE, type GlobalOptions } from "./options.ts";
+import { DEFAULT_SERVICE, globalOptionAt, type GlobalOptions } from "./options.ts";
 import { DEFAULT_BACKEND } from "../stores/registry.ts";
 
 /**
@@ -53,12 +53,10 @@ export function profileVariable(
 /** `args` (option words) less the options named in `named` and their values. */
 export function argsWithout(args: readonly string[], named: readonly string[]): string[] {
   const kept: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i] ?? "";
-    const option = /^--(service|backend|timeout)(=.*)?$/s.exec(word);
-    if (option !== null && named.includes(option[1] ?? "")) {
-      if (option[2] === undefined) i++;
-    } else kept.push(word);
+  for (let i = 0; i < args.length;) {
+    const option = globalOptionAt(args, i);
+    if (option !== undefined && named.includes(option.name)) i = option.next;
+    else kept.push(args[i++] ?? "");
   }
   return kept;
 }

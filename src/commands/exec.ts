@@ -19,7 +19,7 @@ const NOT_EXECUTABLE = 126;
 const NOT_FOUND = 127;
 
 /** How `exec` ended: the exit code it leaves with, and the line to say when its command could not run. */
-export interface ExecResult {
+interface ExecResult {
   readonly code: number;
   readonly message?: string;
 }

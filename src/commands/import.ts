@@ -7,6 +7,7 @@ import type { CredentialStore } from "../protocol/credential-store.ts";
 import { credentialsFileWithout, parseCredentialsFile } from "../terraform/credentials-file.ts";
 import { findCredentialsBlockItems, removeCredentialsBlocks } from "../terraform/cli-config.ts";
 import {
+  hostIn,
   whereIs,
   type CredentialsEntry,
   type FilesGive,
@@ -40,7 +41,7 @@ interface ImportOptions {
   readonly dryRun?: boolean;
 }
 
-export interface ImportedHost {
+interface ImportedHost {
   /** Where the token Terraform sends comes from (or the entry that keeps the host). */
   readonly file: string;
   readonly host: string;
@@ -203,7 +204,7 @@ function decide(
   const decisions: Array<Move | Refused> = [
     ...hosts.flatMap((host): Array<Move | Refused> => {
       const seen = list.flatMap((view) => {
-        const entry = view.hosts.find((candidate) => candidate.host === host);
+        const entry = hostIn(view, host);
         return entry?.files === undefined ? [] : [{ view, entry, files: entry.files }];
       });
       const [first] = seen;

@@ -168,7 +168,7 @@ async function probeChosenStore(
   };
 }
 
-export interface InstallPlan {
+interface InstallPlan {
   readonly helper: {
     readonly source: string;
     readonly target: string;

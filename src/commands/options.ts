@@ -86,6 +86,34 @@ export function storeOfArgs(args: readonly string[]): string | undefined {
   return [all.backend, all.service].join("\0");
 }
 
+/** The global options: each takes one value, as `--name value` or `--name=value`. */
+const GLOBAL_OPTION_NAMES = [
+  "service",
+  "backend",
+  "timeout",
+] as const satisfies readonly (keyof GlobalOptions)[];
+
+/**
+ * The global option at `argv[i]`, as commander reads it: its name, its value (after `=`,
+ * else the next word whatever it is, `undefined` at the end of the line), whether the value
+ * was inline, and the index of the word after it. `undefined` when `argv[i]` is no global
+ * option. The one reader of these options' spelling: callers decide what a value may be.
+ */
+export function globalOptionAt(
+  argv: readonly string[],
+  i: number,
+):
+  | { name: keyof GlobalOptions; value: string | undefined; inline: boolean; next: number }
+  | undefined {
+  const option = /^--([a-z]+)(?:=(.*))?$/s.exec(argv[i] ?? "");
+  const name = GLOBAL_OPTION_NAMES.find((known) => known === option?.[1]);
+  if (option === null || name === undefined) return undefined;
+  const inline = option[2];
+  return inline === undefined
+    ? { name, value: argv[i + 1], inline: false, next: i + 2 }
+    : { name, value: inline, inline: true, next: i + 1 };
+}
+
 /**
  * The options at the start of `argv` and the index of the first word after them;
  * `undefined` when an option lacks its value or has one the options refuse.
@@ -98,15 +126,14 @@ export function leadingOptions(
   let timeout: number | undefined;
   let i = 0;
   for (;;) {
-    const option = /^--(service|backend|timeout)(?:=(.*))?$/s.exec(argv[i] ?? "");
-    if (option === null) break;
-    const inline = option[2];
-    const value = inline ?? argv[i + 1];
-    if (value === undefined || (inline === undefined && value.startsWith("-"))) return undefined;
-    i += inline === undefined ? 2 : 1;
+    const option = globalOptionAt(argv, i);
+    if (option === undefined) break;
+    const { value } = option;
+    if (value === undefined || (!option.inline && value.startsWith("-"))) return undefined;
+    i = option.next;
     try {
-      if (option[1] === "service") service = parseServiceName(value);
-      else if (option[1] === "backend") backend = parseBackend(value);
+      if (option.name === "service") service = parseServiceName(value);
+      else if (option.name === "backend") backend = parseBackend(value);
       else timeout = parseTimeout(value);
     } catch {
       return undefined;

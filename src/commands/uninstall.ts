@@ -117,7 +117,7 @@ function deleting(
   return commands === undefined ? {} : { deleteCommands: commands };
 }
 
-export interface UninstallPlan {
+interface UninstallPlan {
   readonly helper: {
     readonly target: string;
     readonly present: boolean;

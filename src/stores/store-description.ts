@@ -71,7 +71,7 @@ export interface StoreContext {
 }
 
 /** What a probe is given: a store's context without streams, nor a secret to protect. */
-export interface ProbeContext {
+interface ProbeContext {
   readonly service: string;
   readonly io: Machine;
   readonly deadline: Deadline;

@@ -16,7 +16,7 @@ import { CliError, ExitCode } from "../errors.ts";
 // ranges, plus the body of each `credentials_helper` block.
 
 /** A top-level `credentials_helper` block as written in a CLI config file. */
-export interface HelperBlock {
+interface HelperBlock {
   /** The block's label, decoded: Terraform runs `terraform-credentials-<name>`. */
   readonly name: string;
   /**
@@ -44,19 +44,19 @@ export interface HelperBlock {
 }
 
 /** What `addCredentialsHelper` did. The text is the whole new file. */
-export interface AddResult {
+interface AddResult {
   readonly text: string;
   readonly change: "added" | "unchanged" | "replaced";
 }
 
 /** What `removeCredentialsHelper` did. The text is the whole new file. */
-export interface RemoveResult {
+interface RemoveResult {
   readonly text: string;
   readonly removed: boolean;
 }
 
 /** Options for `addCredentialsHelper`. */
-export interface AddOptions {
+interface AddOptions {
   /** Replace a different credentials_helper instead of refusing. */
   readonly force?: boolean;
   /** The file the text is from, for the refusal to name. */
@@ -97,17 +97,8 @@ export function findCredentialsHelpers(text: string): HelperBlock[] {
   return helpers;
 }
 
-/**
- * The hosts of the top-level `credentials "HOST" { ... }` blocks, in file order, as written
- * (not normalized). Such a block wins over the helper for its host, even when empty. Other
- * spellings of `credentials` are skipped. Throws like `findCredentialsHelpers`.
- */
-export function findCredentialsBlocks(text: string): string[] {
-  return findCredentialsBlockItems(text).map(({ host }) => host);
-}
-
 /** A top-level `credentials "HOST" { ... }` block: where it stands and what it holds. */
-export interface CredentialsBlock {
+interface CredentialsBlock {
   /** The label, decoded, as written (not normalized). */
   readonly host: string;
   /**
@@ -132,7 +123,8 @@ export interface CredentialsBlock {
 /**
  * The top-level `credentials "HOST" { ... }` blocks of a CLI config file in native syntax, in
  * file order, with their extents and contents. The block type matches case-insensitively, as
- * HCL 1's decoder does. Other forms of `credentials` are skipped. Throws like
+ * HCL 1's decoder does. Hosts are as written (not normalized); such a block wins over the
+ * helper for its host, even when empty. Other forms of `credentials` are skipped. Throws like
  * `findCredentialsHelpers` (a file in JSON syntax included).
  */
 export function findCredentialsBlockItems(text: string): CredentialsBlock[] {
@@ -204,9 +196,9 @@ export function removeCredentialsBlocks(text: string, blocks: readonly Credentia
  * reads as an interpolation and has no escape for, or an unpaired UTF-16 surrogate.
  */
 export function renderCredentialsHelper(name: string, args: readonly string[]): string {
-  const header = `credentials_helper ${quote(name)} {`;
+  const header = `credentials_helper ${hclString(name)} {`;
   if (args.length === 0) return `${header}}\n`;
-  return `${header}\n  args = [${args.map(quote).join(", ")}]\n}\n`;
+  return `${header}\n  args = [${args.map(hclString).join(", ")}]\n}\n`;
 }
 
 /**
@@ -357,15 +349,39 @@ function describe(helper: HelperBlock): string {
 // ---------------------------------------------------------------------------------------
 // Strings
 
-const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
-  "\\": "\\\\",
-  '"': '\\"',
-  "\n": "\\n",
-  "\r": "\\r",
-  "\t": "\\t",
-};
+// Go's escapes in a quoted string: hcl/scanner `scanEscape` accepts them, hcl/strconv
+// `Unquote` decodes them. Both directions read the table below; the scanner and the decoder
+// read an escape through `readEscape`.
 
-function quote(value: string): string {
+/**
+ * Go's one-letter escapes: the letter after the backslash and the character it stands for.
+ * `written` marks those HCL 2 knows too, which are the only ones `hclString` writes (it
+ * writes any other control character as `\u00XX`, which both read alike).
+ */
+const LETTER_ESCAPES: readonly { letter: string; char: string; written: boolean }[] = [
+  { letter: "a", char: "\x07", written: false },
+  { letter: "b", char: "\b", written: false },
+  { letter: "f", char: "\f", written: false },
+  { letter: "n", char: "\n", written: true },
+  { letter: "r", char: "\r", written: true },
+  { letter: "t", char: "\t", written: true },
+  { letter: "v", char: "\v", written: false },
+  { letter: "\\", char: "\\", written: true },
+  { letter: '"', char: '"', written: true },
+];
+
+const DECODED_BY_LETTER = new Map(LETTER_ESCAPES.map(({ letter, char }) => [letter, char]));
+
+const WRITTEN_BY_CHAR = new Map(
+  LETTER_ESCAPES.filter(({ written }) => written).map(({ letter, char }) => [char, `\\${letter}`]),
+);
+
+/**
+ * `value` as an HCL string literal, quotes included, that HCL 1 and HCL 2 decode to `value`.
+ * Not `quote()` of system/quote.ts, which quotes for messages. Throws a `CliError` (`Usage`)
+ * for `${`, which HCL 1 always reads as an interpolation, or an unpaired surrogate.
+ */
+function hclString(value: string): string {
   if (value.includes("${")) {
     throw new CliError(
       `cannot write ${JSON.stringify(value)} to the CLI config: Terraform reads "\${" as the start of an interpolation`,
@@ -381,8 +397,8 @@ function quote(value: string): string {
   let quoted = '"';
   for (const char of value) {
     const code = char.codePointAt(0) ?? 0;
-    const simple = SIMPLE_ESCAPES[char];
-    if (simple !== undefined) quoted += simple;
+    const escaped = WRITTEN_BY_CHAR.get(char);
+    if (escaped !== undefined) quoted += escaped;
     else if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) {
       quoted += `\\u${code.toString(16).padStart(4, "0")}`;
     } else quoted += char;
@@ -390,21 +406,41 @@ function quote(value: string): string {
   return `${quoted}"`;
 }
 
-const DECODED_ESCAPES: Readonly<Record<string, string>> = {
-  a: "\x07",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-  v: "\v",
-  "\\": "\\",
-  '"': '"',
-};
+/**
+ * The escape starting at `backslash` in `text`, as Go reads it: a letter from
+ * `LETTER_ESCAPES`, or exactly 3 octal digits, `x` and 2, `u` and 4, `U` and 8 hex digits.
+ * `end` is the offset after it; `char` is what it decodes to, `undefined` when that is no
+ * character (a raw byte from octal or `\x` at 0x80 and above, a surrogate, beyond U+10FFFF),
+ * which the scanner accepts and we don't decode. `undefined` for an invalid escape.
+ */
+function readEscape(
+  text: string,
+  backslash: number,
+): { end: number; char: string | undefined } | undefined {
+  const kind = text[backslash + 1] ?? "";
+  const letter = DECODED_BY_LETTER.get(kind);
+  if (letter !== undefined) return { end: backslash + 2, char: letter };
+  const octal = /[0-7]/.test(kind);
+  const width = octal ? 3 : kind === "x" ? 2 : kind === "u" ? 4 : kind === "U" ? 8 : 0;
+  const first = octal ? backslash + 1 : backslash + 2;
+  const digits = text.slice(first, first + width);
+  if (
+    width === 0 ||
+    digits.length !== width ||
+    !(octal ? /^[0-7]+$/ : /^[0-9a-fA-F]+$/).test(digits)
+  ) {
+    return undefined;
+  }
+  const code = Number.parseInt(digits, octal ? 8 : 16);
+  const isByte = octal || kind === "x";
+  const isChar =
+    !(isByte && code >= 0x80) && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff);
+  return { end: first + width, char: isChar ? String.fromCodePoint(code) : undefined };
+}
 
 /**
  * The value of a quoted string's contents, as hcl/strconv `Unquote` decodes it; `undefined`
- * for an interpolation or an escape that yields a raw byte rather than a character.
+ * for an interpolation or an escape that yields no character (see `readEscape`).
  */
 function decodeString(raw: string): string | undefined {
   if (raw.includes("${")) return undefined;
@@ -417,26 +453,10 @@ function decodeString(raw: string): string | undefined {
       at++;
       continue;
     }
-    const kind = raw[at + 1] ?? "";
-    const simple = DECODED_ESCAPES[kind];
-    if (simple !== undefined) {
-      decoded += simple;
-      at += 2;
-      continue;
-    }
-    const octal = /[0-7]/.test(kind);
-    const width = octal ? 3 : kind === "x" ? 2 : kind === "u" ? 4 : kind === "U" ? 8 : 0;
-    const first = octal ? at + 1 : at + 2;
-    const digits = raw.slice(first, first + width);
-    if (width === 0 || !(octal ? /^[0-7]+$/ : /^[0-9a-fA-F]+$/).test(digits)) return undefined;
-    if (digits.length !== width) return undefined;
-    const code = Number.parseInt(digits, octal ? 8 : 16);
-    const isByte = octal || kind === "x";
-    if ((isByte && code >= 0x80) || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
-      return undefined;
-    }
-    decoded += String.fromCodePoint(code);
-    at = first + width;
+    const escape = readEscape(raw, at);
+    if (escape?.char === undefined) return undefined;
+    decoded += escape.char;
+    at = escape.end;
   }
   return decoded;
 }
@@ -699,18 +719,9 @@ class Lexer {
 
   /** hcl scanEscape: the escapes Go knows, with exactly as many digits as they take. */
   #escapeEnd(backslash: number): number {
-    const text = this.#text;
-    const kind = text[backslash + 1];
-    if (kind !== undefined && 'abfnrtv\\"'.includes(kind)) return backslash + 2;
-    const octal = kind !== undefined && /[0-7]/.test(kind);
-    const width = octal ? 3 : kind === "x" ? 2 : kind === "u" ? 4 : kind === "U" ? 8 : 0;
-    const first = octal ? backslash + 1 : backslash + 2;
-    const digits = text.slice(first, first + width);
-    const valid = octal ? /^[0-7]{3}$/ : new RegExp(`^[0-9a-fA-F]{${width}}$`);
-    if (width === 0 || !valid.test(digits)) {
-      throw this.fail(backslash, "a string has an invalid escape sequence");
-    }
-    return first + width;
+    const escape = readEscape(this.#text, backslash);
+    if (escape === undefined) throw this.fail(backslash, "a string has an invalid escape sequence");
+    return escape.end;
   }
 
   /**

@@ -9,7 +9,7 @@ import { CliError } from "../errors.ts";
  * 1e400 into null and -0 into 0, and an object stores and a rewritten file must keep what
  * the user wrote. Removing hosts cuts their members out of the text and leaves the rest.
  */
-export interface PlaintextCredentials {
+interface PlaintextCredentials {
   /**
    * Every member of every top-level `credentials` object, in file order (a name given twice
    * is listed twice): the name as written, decoded, and the member's value as its exact

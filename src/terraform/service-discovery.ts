@@ -22,7 +22,7 @@ export function discoveryUrl(host: Hostname): URL {
 }
 
 /** What one discovery response means: go on at another URL, the services, or a failure. */
-export type DiscoveryStep =
+type DiscoveryStep =
   | { readonly kind: "redirect"; readonly to: URL }
   | { readonly kind: "services"; readonly services: Readonly<Record<string, unknown>> }
   | { readonly kind: "failed"; readonly reason: string };
@@ -70,7 +70,7 @@ export function readDiscoveryAnswer(url: URL, answer: HttpsAnswer): DiscoverySte
 }
 
 /** Where `account/details` is, or why the token is not sent there. */
-export type AccountDetailsTarget =
+type AccountDetailsTarget =
   | { readonly kind: "url"; readonly url: URL }
   | { readonly kind: "no-tfe" }
   | { readonly kind: "other-host"; readonly url: URL }
@@ -109,7 +109,7 @@ export function accountDetailsTarget(
 }
 
 /** What `GET account/details` with the token says about it. */
-export type TokenVerdict =
+type TokenVerdict =
   | { readonly kind: "accepted"; readonly username: string | undefined }
   | { readonly kind: "rejected"; readonly status: number }
   | { readonly kind: "unexpected"; readonly status: number };

@@ -3,7 +3,7 @@
  * TF_CLOUD_HOSTNAME, else the hosts of credentials.tfrc.json, else app.terraform.io
  * (hashicorp/terraform#38896): a token only the helper holds does not tell it the host.
  */
-export const DEFAULT_STACKS_HOST = "app.terraform.io";
+const DEFAULT_STACKS_HOST = "app.terraform.io";
 
 /**
  * The line to tell a person whose `terraform stacks` would now fall back to

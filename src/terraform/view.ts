@@ -38,12 +38,12 @@ export interface FileSource {
   readonly read: (file: string) => string | undefined;
 }
 
-export interface ViewInputs extends Omit<LocationInputs, "exists"> {
+interface ViewInputs extends Omit<LocationInputs, "exists"> {
   readonly files: FileSource;
 }
 
 /** A `credentials_helper` block as one file has it. */
-export interface HelperEntry {
+interface HelperEntry {
   readonly name: string;
   /** Its args; `undefined` when they are not a plain list of strings. */
   readonly args: readonly string[] | undefined;
@@ -52,7 +52,7 @@ export interface HelperEntry {
 }
 
 /** Where an entry stands in its file, for an edit that removes it. */
-export type EntryPlace =
+type EntryPlace =
   | { readonly syntax: "native"; readonly start: number; readonly end: number }
   | { readonly syntax: "json"; readonly index: number };
 
@@ -93,7 +93,7 @@ export type FilesGive =
   | { readonly kind: "ambiguous"; readonly labels: readonly CredentialsEntry[] };
 
 /** One host as the tool sees it. */
-export interface HostView {
+interface HostView {
   readonly host: Hostname;
   /** The TF_TOKEN_ variable that names it (the last one, as Go's map keeps it). */
   readonly variable: { readonly name: string; readonly token: string } | undefined;
@@ -104,7 +104,7 @@ export interface HostView {
 }
 
 /** A file the tool reads, as read. */
-export interface ConfigFile {
+interface ConfigFile {
   readonly file: string;
   readonly role: "main" | "drop-in";
   readonly syntax: "native" | "json";
@@ -481,7 +481,7 @@ export function helperInEffect(
 }
 
 /** A host whose credentials Terraform (or OpenTofu) takes from elsewhere than the helper. */
-export interface Shadow {
+interface Shadow {
   readonly host: Hostname;
   /** What the tool sends instead of asking the helper. */
   readonly sends: Exclude<Sends, { from: "helper" }>;

@@ -26,7 +26,7 @@ export function storeRecipients(storeDir: string, folder: string): string[] {
 }
 
 /** What stands between gpg and decrypting an entry here, or nothing. */
-export type GpgVerdict =
+type GpgVerdict =
   | { readonly ok: true }
   | {
       readonly ok: false;

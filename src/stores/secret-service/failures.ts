@@ -13,14 +13,10 @@ import { SessionError } from "./session.ts";
 import { WireError } from "./wire.ts";
 
 /**
- * What is wrong with the Secret Service, named once for every command: `get`, `store`,
+ * What is wrong with the Secret Service, said once for every command: `get`, `store`,
  * `forget`, `list` and `doctor` say the same thing for the same state.
  */
-export type Cause =
-  "no-bus" | "no-service" | "no-default-collection" | "locked" | "hung" | "refused" | "broken";
-
-export interface Diagnosis {
-  readonly cause: Cause;
+interface Diagnosis {
   /** One line for the person: what is wrong (and, without a `fix`, what to do). */
   readonly summary: string;
   /** The one fix that applies, rendered by whoever prints it (cli/, doctor). */
@@ -30,7 +26,7 @@ export interface Diagnosis {
 }
 
 /** What else the store knows of a failure than the error itself. */
-export interface Circumstances {
+interface Circumstances {
   /**
    * The Secret Service was started with `--unlock` (gnome-keyring-daemon, given a password
    * on stdin): a login keyring locked now may have been given the wrong one.
@@ -50,13 +46,7 @@ export function diagnose(
   timeoutSeconds: number,
   circumstances: Circumstances = {},
 ): Diagnosis {
-  const result = (
-    cause: Cause,
-    summary: string,
-    transient = false,
-    situation?: Situation,
-  ): Diagnosis => ({
-    cause,
+  const result = (summary: string, transient = false, situation?: Situation): Diagnosis => ({
     summary,
     ...(situation === undefined ? {} : { fix: { situation } }),
     transient,
@@ -67,24 +57,21 @@ export function diagnose(
     // Said in its place, not after it: the line stays short.
     circumstances.startedWithUnlock === true
       ? result(
-          "locked",
           "the keyring is locked, although gnome-keyring was started with --unlock: the password it was given may have been wrong",
           false,
           "keyring-password-wrong",
         )
-      : result("locked", summary, false, "keyring-locked");
+      : result(summary, false, "keyring-locked");
   if (error instanceof BusUnavailable && error.code === "EAGAIN") {
     // The kernel refused the connect for the moment: the bus is there, and busy. Retried
     // until the deadline; this is said only after it.
     return result(
-      "hung",
       `the D-Bus session bus is overloaded (${oneLine(error.message, 200)}); try again ${LIMIT}`,
       true,
     );
   }
   if (error instanceof BusUnavailable) {
     return result(
-      "no-bus",
       `no D-Bus session bus (${oneLine(error.message, 120)}), so no keychain here`,
       false,
       "session-bus-missing",
@@ -93,7 +80,6 @@ export function diagnose(
   if (error instanceof DeadlineExpired) {
     if (error.call === TURN) {
       return result(
-        "hung",
         `another helper has been storing or forgetting this host for ${timeoutSeconds} s and has not finished; find and end it, or try again ${LIMIT}`,
       );
     }
@@ -102,7 +88,6 @@ export function diagnose(
     const who =
       error.destination === BUS.destination ? "the D-Bus session bus" : "the Secret Service";
     return result(
-      "hung",
       `${who} did not answer ${error.call} within ${timeoutSeconds} s: it hangs or is overloaded; restart it (for example "gnome-keyring-daemon --replace") and try again ${LIMIT}`,
     );
   }
@@ -110,7 +95,6 @@ export function diagnose(
     return error.reason === "no-prompt"
       ? locked("the keyring is locked, and no unlock prompt can be shown here (no desktop session)")
       : result(
-          "locked",
           "the keyring is locked, and its unlock prompt was dismissed",
           false,
           "unlock-prompt-dismissed",
@@ -120,17 +104,15 @@ export function diagnose(
     // Searched again and again, and each time an item went before the next call: another
     // attempt, on a fresh connection after a pause, searches once more.
     return result(
-      "no-default-collection",
       "the keyring's items kept disappearing while in use (another program is deleting them); try again",
       true,
     );
   }
   if (error instanceof PromptDismissed) {
-    return result("refused", `${error.message}: someone declined the request`);
+    return result(`${error.message}: someone declined the request`);
   }
   if (error instanceof NoDefaultCollection) {
     return result(
-      "no-default-collection",
       "the keyring has no default collection to store in",
       false,
       "no-default-collection",
@@ -139,17 +121,10 @@ export function diagnose(
   if (error instanceof SessionError) {
     // Only an unlucky exchange is worth another; a service whose secrets do not decrypt
     // would fail the same way until the deadline.
-    return result(
-      "broken",
-      `the Secret Service's encrypted session failed: ${error.message}`,
-      error.retry,
-    );
+    return result(`the Secret Service's encrypted session failed: ${error.message}`, error.retry);
   }
   if (error instanceof UnexpectedReply || error instanceof WireError) {
-    return result(
-      "broken",
-      `the Secret Service sent a malformed reply: ${oneLine(error.message, 200)}`,
-    );
+    return result(`the Secret Service sent a malformed reply: ${oneLine(error.message, 200)}`);
   }
   if (error instanceof DbusErrorReply) return diagnoseReply(error, result, locked);
   throw error;
@@ -157,7 +132,7 @@ export function diagnose(
 
 function diagnoseReply(
   error: DbusErrorReply,
-  result: (cause: Cause, summary: string, transient?: boolean, situation?: Situation) => Diagnosis,
+  result: (summary: string, transient?: boolean, situation?: Situation) => Diagnosis,
   locked: (summary: string) => Diagnosis,
 ): Diagnosis {
   const name = error.errorName;
@@ -167,27 +142,17 @@ function diagnoseReply(
   switch (name) {
     case "org.freedesktop.DBus.Error.ServiceUnknown":
     case "org.freedesktop.DBus.Error.NameHasNoOwner":
-      return result(
-        "no-service",
-        "no Secret Service on the D-Bus session bus",
-        false,
-        "secret-service-missing",
-      );
+      return result("no Secret Service on the D-Bus session bus", false, "secret-service-missing");
     case "org.freedesktop.Secret.Error.IsLocked":
       return locked("the keyring is locked");
     case "org.freedesktop.Secret.Error.NoSuchObject":
     case "org.freedesktop.DBus.Error.UnknownObject":
       // An item deleted meanwhile, or a collection that is gone: another attempt searches again.
-      return result(
-        "no-default-collection",
-        "the keyring's collection or item disappeared while in use; try again",
-        true,
-      );
+      return result("the keyring's collection or item disappeared while in use; try again", true);
     case "org.freedesktop.Secret.Error.NoSession":
       // A provider stopped and started anew between our OpenSession and this call: a fresh
       // connection opens a session with the new one.
       return result(
-        "broken",
         "the Secret Service no longer knows the encrypted session (it was restarted); try again",
         true,
       );
@@ -195,7 +160,6 @@ function diagnoseReply(
     case "org.freedesktop.DBus.Error.LimitsExceeded":
     case "org.freedesktop.DBus.Error.NoMemory":
       return result(
-        "hung",
         `the Secret Service is overloaded or stopped without answering (${name}); try again`,
         true,
       );
@@ -203,20 +167,16 @@ function diagnoseReply(
     case "org.freedesktop.DBus.Error.NotSupported":
     case "org.freedesktop.DBus.Error.UnknownMethod":
     case "org.freedesktop.DBus.Error.UnknownInterface":
-      return result("refused", `the Secret Service refused the call (${name}: ${text})`);
+      return result(`the Secret Service refused the call (${name}: ${text})`);
   }
   if (name.startsWith("org.freedesktop.DBus.Error.Spawn.")) {
     return result(
-      "no-service",
       `the D-Bus session bus could not start a Secret Service (${shownName})`,
       false,
       "session-bus-missing",
     );
   }
-  return result(
-    "refused",
-    `the Secret Service failed: ${shownName}: ${text.replace(/(?<!\.)\.$/, "")}`,
-  );
+  return result(`the Secret Service failed: ${shownName}: ${text.replace(/(?<!\.)\.$/, "")}`);
 }
 
 /**

@@ -13,7 +13,7 @@ export interface LockedPlacesApi {
  * What a search found, every item with its attributes (same order, none when the scope
  * unlocks "all"), each of them readable.
  */
-export interface Found {
+interface Found {
   readonly items: readonly string[];
   readonly attributes: readonly ReadonlyMap<string, string>[];
   /** The items that are locked: only those the `SearchScope` lets be. */

@@ -72,7 +72,7 @@ export interface SearchResult {
 }
 
 /** An encrypted secret as the API carries it: (oayays). */
-export interface EncryptedSecret {
+interface EncryptedSecret {
   readonly iv: Uint8Array;
   readonly ciphertext: Uint8Array;
 }

@@ -31,7 +31,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 const PROMPT_LIMIT_SECONDS = 300;
 
-export interface SecretServiceStoreOptions {
+interface SecretServiceStoreOptions {
   /** The `service` attribute of every item (`--service`). */
   readonly service: string;
   readonly env: Env;

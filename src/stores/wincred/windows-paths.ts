@@ -4,7 +4,7 @@
  */
 
 /** Where WSL mounts the Windows drives when /etc/wsl.conf does not say. */
-export const DEFAULT_MOUNT_ROOT = "/mnt/";
+const DEFAULT_MOUNT_ROOT = "/mnt/";
 
 /**
  * The `root` of `[automount]` in the text of /etc/wsl.conf (`undefined`: no such file), as

@@ -8,17 +8,17 @@ type Env = Readonly<Record<string, string | undefined>>;
  * A test stand-in: the directory the helper looks for WSL under instead of "/"
  * (`DIR/proc/sys/fs/binfmt_misc/WSLInterop`, `DIR/etc/wsl.conf`, `DIR/mnt/c`).
  */
-export const WSL_ROOT_VARIABLE = "TF_CREDENTIALS_KEYCHAIN_WSL_ROOT";
+const WSL_ROOT_VARIABLE = "TF_CREDENTIALS_KEYCHAIN_WSL_ROOT";
 
 /**
  * A test stand-in: the command (words split at spaces) that runs each Windows program, as
  * `COMMAND PROGRAM ARGS` (`wine64`). Real WSL needs none: the kernel hands a Windows
  * program to WSL's interop.
  */
-export const WSL_LAUNCHER_VARIABLE = "TF_CREDENTIALS_KEYCHAIN_WSL_LAUNCHER";
+const WSL_LAUNCHER_VARIABLE = "TF_CREDENTIALS_KEYCHAIN_WSL_LAUNCHER";
 
 /** Where interop is registered (WSL 2 registers it late, under the second name, when systemd runs). */
-export const INTEROP_FILES = [
+const INTEROP_FILES = [
   "/proc/sys/fs/binfmt_misc/WSLInterop",
   "/proc/sys/fs/binfmt_misc/WSLInterop-late",
 ] as const;

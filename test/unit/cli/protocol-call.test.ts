@@ -61,6 +61,10 @@ describe("isStoreCall: whether a failed call must still read stdin", () => {
     [["exec", "--", "grep", "store"], false],
     [["--bogus", "store", "a.example"], true],
     [["get", "store"], false],
+    [["--backend", "nope", "store", "a.example"], true],
+    [["--timeout=soon", "store", "a.example"], true],
+    [["--service", "--backend", "store", "a.example"], true],
+    [["--service"], false],
   ] as const) {
     test(`${JSON.stringify(argv)}: ${expected}`, () => {
       assert.equal(isStoreCall(argv), expected);

@@ -4,7 +4,6 @@ import { CliError, ExitCode } from "../../../src/errors.ts";
 import {
   addCredentialsHelper,
   findCredentialsBlockItems,
-  findCredentialsBlocks,
   findCredentialsHelpers,
   removeCredentialsBlocks,
   removeCredentialsHelper,
@@ -295,10 +294,12 @@ describe("findCredentialsHelpers", () => {
   }
 });
 
-describe("findCredentialsBlocks", () => {
+describe("findCredentialsBlockItems: the hosts", () => {
+  const hostsOfBlocks = (text: string) => findCredentialsBlockItems(text).map(({ host }) => host);
+
   it("lists the hosts of top-level credentials blocks, as written", () =>
     assert.deepEqual(
-      findCredentialsBlocks(
+      hostsOfBlocks(
         lines(
           'credentials "app.terraform.io" {',
           '  token = "x"',
@@ -316,14 +317,14 @@ describe("findCredentialsBlocks", () => {
 
   it("skips other spellings of credentials", () =>
     assert.deepEqual(
-      findCredentialsBlocks('credentials {}\ncredentials "a" "b" {}\ncredentials = {}\n'),
+      hostsOfBlocks('credentials {}\ncredentials "a" "b" {}\ncredentials = {}\n'),
       [],
     ));
 
-  it("finds none in an empty file", () => assert.deepEqual(findCredentialsBlocks(""), []));
+  it("finds none in an empty file", () => assert.deepEqual(hostsOfBlocks(""), []));
 
   it("refuses text it cannot read", () =>
-    assertCliError(() => findCredentialsBlocks('credentials "a" {'), /as HCL/));
+    assertCliError(() => hostsOfBlocks('credentials "a" {'), /as HCL/));
 });
 
 describe("renderCredentialsHelper", () => {
@@ -368,6 +369,25 @@ describe("renderCredentialsHelper", () => {
     const args = ['a"b', "c\\d", "line\nbreak", "\u0000\u001f\u009f", "%{x}", "é😀", "", " "];
     const text = renderCredentialsHelper("küche", args);
     assert.deepEqual(found(text), [{ name: "küche", args, block: text }]);
+  });
+
+  it("reads back every C0 and C1 control character, quote, backslash and escape look-alike", () => {
+    const everyLowCode = String.fromCodePoint(...Array.from({ length: 0xa1 }, (_, code) => code));
+    const args = [
+      everyLowCode,
+      "\x07\b\f\v",
+      String.raw`\n\t\u0041\x41\101\\`,
+      "trailing\\",
+      '"',
+      '\\"',
+      "$",
+      "{$}",
+      "\u2028\ufeff\u{10ffff}😀é",
+    ];
+    for (const name of args) {
+      const text = renderCredentialsHelper(name, args);
+      assert.deepEqual(found(text), [{ name, args, block: text }]);
+    }
   });
 });
 
