@@ -1,13 +1,9 @@
 import process from "node:process";
 import { isSingleExecutable, TARGET, VERSION, versionLine } from "./system/build-info.ts";
 import { run } from "./cli/run.ts";
-import {
-  guardWindowsReads,
-  isTerminal,
-  standardInput,
-  standardOutput,
-  streamsWereUsed,
-} from "./system/standard-streams.ts";
+import { bunOutput, writesWithBun, written } from "./system/bun-output.ts";
+import { isTerminal } from "./system/terminals.ts";
+import type * as StandardStreams from "./system/standard-streams.ts";
 import { openStore } from "./stores/registry.ts";
 import { builtin } from "./system/lazy-builtins.ts";
 import { endOnSignals } from "./system/signal-forwarding.ts";
@@ -15,6 +11,16 @@ import { forbidCoreDumps } from "./system/core-dumps.ts";
 import { hasAbandonedCalls } from "./system/deadline.ts";
 
 endOnSignals();
+
+/**
+ * The descriptor-based streams (node:fs), loaded when used: stdin's reads, and stdout and
+ * stderr wherever Bun does not write them (Windows, and Node from source).
+ */
+let standardStreams: typeof StandardStreams | undefined;
+async function loadStandardStreams() {
+  standardStreams ??= await import("./system/standard-streams.ts");
+  return standardStreams;
+}
 
 function isAlive(pid: number): boolean {
   try {
@@ -27,27 +33,32 @@ function isAlive(pid: number): boolean {
 }
 
 async function main(): Promise<number> {
+  const output = writesWithBun(process.platform)
+    ? { stdout: bunOutput(1), stderr: bunOutput(2) }
+    : await loadStandardStreams().then(({ standardOutput }) => ({
+        stdout: standardOutput(1, () => process.stdout),
+        stderr: standardOutput(2, () => process.stderr),
+      }));
   return run(
     process.argv.slice(2),
     {
-      stdin: { [Symbol.asyncIterator]: standardInput },
-      get stdinIsTTY() {
-        return isTerminal(0);
+      stdin: {
+        async *[Symbol.asyncIterator]() {
+          yield* (await loadStandardStreams()).standardInput();
+        },
       },
+      stdinIsTTY: () => isTerminal(0),
       // Windows reads a pipe with blocking reads; the watchdog is loaded only there.
       ...(process.platform === "win32"
         ? {
             boundStdin: async (seconds: number, message: string) => {
               const { guardStdinReads } = await import("./system/deadline-watchdog.ts");
-              guardWindowsReads(guardStdinReads(seconds, message));
+              (await loadStandardStreams()).guardWindowsReads(guardStdinReads(seconds, message));
             },
           }
         : {}),
-      stdout: standardOutput(1, () => process.stdout),
-      get stdoutIsTTY() {
-        return isTerminal(1);
-      },
-      stderr: standardOutput(2, () => process.stderr),
+      ...output,
+      stdoutIsTTY: () => isTerminal(1),
       env: process.env,
       platform: process.platform,
       arch: process.arch,
@@ -74,12 +85,13 @@ async function main(): Promise<number> {
   );
 }
 
-void main().then((code) => {
-  // With everything written synchronously, leave at once instead of tearing the runtime
-  // down (~1 ms); a stream (asynchronous on Windows pipes) is left to flush as the process ends.
+void main().then(async (code) => {
+  // With everything written, leave at once instead of tearing the runtime down (~1 ms); a
+  // stream (asynchronous on Windows pipes) is left to flush as the process ends.
+  await written();
   // A keychain call abandoned at its deadline still blocks a thread that process.exit
-  // would wait for: end at once instead (the message is already written, synchronously).
+  // would wait for: end at once instead (the message is written by now).
   if (hasAbandonedCalls()) process.kill(process.pid, "SIGKILL");
-  if (!streamsWereUsed()) process.exit(code);
+  if (!(standardStreams?.streamsWereUsed() ?? false)) process.exit(code);
   process.exitCode = code;
 });

@@ -252,7 +252,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
         import("../commands/list.ts"),
         import("./render.ts"),
       ]);
-      renderList(io, { json: flags.json === true }, await list(options, openStore));
+      await renderList(io, { json: flags.json === true }, await list(options, openStore));
     });
   program
     .command("doctor")

@@ -233,11 +233,15 @@ export function renderImport(
  * `list` on stdout, one host a line or one JSON array. An empty list is said only to a
  * person, and on stderr: stdout stays the list a script reads, empty when there is none.
  */
-export function renderList(io: Io, { json }: { readonly json: boolean }, result: ListResult): void {
+export async function renderList(
+  io: Io,
+  { json }: { readonly json: boolean },
+  result: ListResult,
+): Promise<void> {
   const { hosts, options } = result;
   if (json) sayer(io)(JSON.stringify(hosts));
   else if (hosts.length > 0) for (const host of hosts) sayer(io)(host);
-  else if (io.stdoutIsTTY === true)
+  else if ((await io.stdoutIsTTY?.()) === true)
     io.stderr.write(
       `no credentials stored in ${storeTitle(options.backend, io.platform)} (service "${options.service}")\n`,
     );

@@ -57,10 +57,10 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
   const beforeSecret = () => (protecting ??= deps.protectSecrets());
   const openStore = (options: GlobalOptions, deadline?: Deadline) =>
     deps.openStore(options, io, beforeSecret, deadline);
-  const inputLimits = (seconds: number) => ({
+  const inputLimits = async (seconds: number) => ({
     maxBytes: MAX_CREDENTIALS_BYTES,
     // A person at a terminal types or pastes: minutes, not the seconds a pipe gets.
-    deadline: deadlineIn(Math.max(seconds, io.stdinIsTTY ? 300 : 0)),
+    deadline: deadlineIn(Math.max(seconds, (await io.stdinIsTTY()) ? 300 : 0)),
     source: "the credentials object on stdin",
   });
   /** Bounds reads that block (Windows) by the same deadline as the reader's own timer. */
@@ -74,11 +74,11 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
    * What a person types at a terminal does not count against the store's time.
    */
   const readStdin = async (options: Pick<GlobalOptions, "timeout">) => {
-    const limits = inputLimits(timeoutSeconds(options, io.env));
+    const limits = await inputLimits(timeoutSeconds(options, io.env));
     await beforeSecret();
     stdin.read = true;
     const input = await readInput(io.stdin, await bounded(limits));
-    return { input, deadline: io.stdinIsTTY ? undefined : limits.deadline };
+    return { input, deadline: (await io.stdinIsTTY()) ? undefined : limits.deadline };
   };
 
   // One rule for every call, Terraform's, a script's and a person's: the store its line
@@ -139,7 +139,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
   } catch (error) {
     // A store call that failed before reading (bad hostname, bad option) still drains
     // stdin, so that Terraform's write does not fail on a closed pipe.
-    if (!stdin.read && isStoreCall(argv) && !io.stdinIsTTY) {
+    if (!stdin.read && isStoreCall(argv) && !(await io.stdinIsTTY())) {
       // The deadline given on the line when it can be read, else the default's.
       let seconds;
       try {
@@ -147,7 +147,7 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
       } catch {
         seconds = DEFAULT_TIMEOUT_SECONDS;
       }
-      const limits = inputLimits(seconds);
+      const limits = await inputLimits(seconds);
       await beforeSecret();
       await drainInput(io.stdin, await bounded(limits));
     }

@@ -5,8 +5,11 @@
 export interface Io {
   /** Raw bytes of standard input; only `store` reads it, and always to EOF. */
   readonly stdin: AsyncIterable<Uint8Array>;
-  /** True when stdin is a terminal: then a failed `store` does not wait for EOF. */
-  readonly stdinIsTTY: boolean;
+  /**
+   * Whether stdin is a terminal: then a failed `store` does not wait for EOF. A question,
+   * not a value: only the calls that need the answer pay for it (a get never does).
+   */
+  stdinIsTTY(): Promise<boolean>;
   /**
    * Where reads of stdin block the thread (Windows), keeps the deadline on another one: a
    * read still waiting `timeoutSeconds` from now ends the process with `message` on stderr.
@@ -14,8 +17,8 @@ export interface Io {
    */
   readonly boundStdin?: (timeoutSeconds: number, message: string) => Promise<void>;
   readonly stdout: TextSink;
-  /** True when stdout is a terminal (a person reads it); undefined counts as no. */
-  readonly stdoutIsTTY?: boolean;
+  /** Whether stdout is a terminal (a person reads it); absent counts as no. */
+  readonly stdoutIsTTY?: () => Promise<boolean>;
   readonly stderr: TextSink;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly platform: NodeJS.Platform;

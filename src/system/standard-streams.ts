@@ -1,7 +1,8 @@
 import { fstatSync, read, readSync, writeSync } from "node:fs";
 import process from "node:process";
 import type { TextSink } from "./io.ts";
-import { systemErrorMessage } from "../errors.ts";
+import { isTerminal } from "./terminals.ts";
+import { writeFailure } from "./write-failures.ts";
 
 /**
  * The standard streams are used through their file descriptors, synchronously: creating
@@ -9,6 +10,8 @@ import { systemErrorMessage } from "../errors.ts";
  * stream is made only when a descriptor cannot be used that way (a non-blocking pipe that
  * is full or empty, or any other error), and then carries everything after that point.
  * A Windows console gets the stream from the start: only the stream speaks its UTF-16.
+ * Stdin is read here everywhere; stdout and stderr are written here on Windows and from
+ * source (Node), and by bun-output.ts in the built executable elsewhere.
  */
 const streamsInUse = { count: 0 };
 
@@ -31,33 +34,20 @@ function isWindowsConsole(fd: number): boolean {
 }
 
 /**
- * The reader of stdout (or stderr) has gone (`get HOST | head -c0`, `doctor | head -1`):
- * stop quietly with the shell's code for a broken pipe, as a program killed by SIGPIPE
- * would (Node ignores SIGPIPE, and its stream would print a stack trace).
- */
-function exitOnBrokenPipe(error: unknown): void {
-  if ((error as NodeJS.ErrnoException | undefined)?.code === "EPIPE") process.exit(141);
-}
-
-/**
- * A write that can never succeed (a full disk or `/dev/full`, a read-only file, EIO): one
- * line on stderr, when that is not the stream that failed, and exit 1, instead of the
- * runtime's stack trace. "Try again" (a full non-blocking pipe) is not such a failure: the
- * stream takes the rest and waits for the reader.
+ * Ends the process as writeFailure says for a write that failed; returns only for "try
+ * again" (a full non-blocking pipe), whose rest the stream takes and writes when it can.
  */
 function exitOnFailedWrite(fd: number, error: unknown): void {
-  exitOnBrokenPipe(error);
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === "EAGAIN" || code === "EWOULDBLOCK") return;
-  if (fd !== 2) {
-    const why = systemErrorMessage(error) ?? `could not write: ${String(code ?? error)}`;
+  const failure = writeFailure(fd, error);
+  if (failure === undefined) return;
+  if (failure.line !== undefined) {
     try {
-      writeSync(2, `${why.replace("could not write", "could not write to standard output")}\n`);
+      writeSync(2, failure.line);
     } catch {
       // stderr is gone too: the exit code is all that is left.
     }
   }
-  process.exit(1);
+  process.exit(failure.exitCode);
 }
 
 export function standardOutput(fd: number, stream: () => NodeJS.WriteStream): TextSink {
@@ -98,7 +88,7 @@ export async function* standardInput(): AsyncGenerator<Uint8Array> {
     yield* windowsInput();
     return;
   }
-  if (isTerminal(0)) {
+  if (await isTerminal(0)) {
     yield await terminalInput();
     return;
   }
@@ -124,22 +114,6 @@ export async function* standardInput(): AsyncGenerator<Uint8Array> {
     if (length === 0) return;
     yield new Uint8Array(buffer.subarray(0, length));
   }
-}
-
-/**
- * Whether `fd` (0, 1 or 2) is a terminal. A pipe or file is told apart with one fstat; only a
- * character device (a terminal, or /dev/null) costs the process stream that knows, whose
- * creation loads net, stream and tty (~2.5 ms of a store that only asked).
- */
-export function isTerminal(fd: 0 | 1 | 2): boolean {
-  try {
-    if (!fstatSync(fd).isCharacterDevice()) return false;
-  } catch {
-    return false;
-  }
-  // Only asked, never read or written: the process still leaves at once (streamsWereUsed).
-  const stream = fd === 0 ? process.stdin : fd === 1 ? process.stdout : process.stderr;
-  return stream.isTTY;
 }
 
 const CTRL_C = 0x03;

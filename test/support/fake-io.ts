@@ -73,9 +73,9 @@ export function createFakeIo(options: FakeIoOptions = {}): FakeIo {
 
   return {
     stdin,
-    stdinIsTTY: options.stdinIsTTY ?? false,
+    stdinIsTTY: async () => options.stdinIsTTY ?? false,
     ...(options.boundStdin === undefined ? {} : { boundStdin: options.boundStdin }),
-    stdoutIsTTY: options.stdoutIsTTY ?? false,
+    stdoutIsTTY: async () => options.stdoutIsTTY ?? false,
     stdout: recordingSink(),
     stderr: recordingSink(),
     env: options.env ?? {},
