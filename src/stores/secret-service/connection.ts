@@ -321,14 +321,6 @@ export class BusConnection {
     this.fail(new BusUnavailable("the connection was closed"));
   }
 
-  /**
-   * Resolves once the calls queued so far have left: the write is a microtask queued with
-   * the first of them, and microtasks run first in, first out.
-   */
-  sent(): Promise<void> {
-    return new Promise((resolve) => queueMicrotask(resolve));
-  }
-
   /** Queues `bytes`; with `flush`, everything queued leaves once this turn of the event loop ends. */
   private queue(bytes: Uint8Array, flush: boolean): void {
     this.outgoing.push(bytes);

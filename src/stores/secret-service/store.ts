@@ -19,7 +19,7 @@ import {
   type PromptPolicy,
   type SearchResult,
 } from "./secret-service.ts";
-import { SessionError, startKeyExchange } from "./session.ts";
+import { SessionError, startKeyExchange, type KeyExchange } from "./session.ts";
 import { searchUnlocked, type SearchScope } from "./locked.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -61,7 +61,13 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
   const { service, deadline } = options;
   let client: Client | undefined;
 
-  const connect = async (): Promise<Client> => {
+  /**
+   * The client of this store, connected on first use. For a call that will open a session
+   * (`opensSession`), our half of the key exchange (~0.4 ms of BigInt) is made while the
+   * kernel connects us: its OpenSession then leaves in the first write, and the service's
+   * half (gnome-keyring: ~2.5 ms), what a get waits for longest, starts at once.
+   */
+  const connect = async (opensSession: boolean): Promise<Client> => {
     if (client !== undefined) return client;
     const addresses = sessionBusAddresses(options.env);
     if (addresses.length === 0) {
@@ -70,11 +76,18 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     let lastError: unknown;
     for (const address of addresses) {
       try {
-        client = new Client(await BusConnection.open(address, deadline), {
-          canPrompt: canShowPrompt(options.env),
-          promptDeadline: () => Math.max(deadline.at, deadline.now() + PROMPT_LIMIT_SECONDS * 1000),
-          afterPrompt: () => Math.max(deadline.at, deadline.now() + deadline.seconds * 1000),
-        });
+        const opening = BusConnection.open(address, deadline);
+        const exchange = opensSession ? startKeyExchange() : undefined;
+        client = new Client(
+          await opening,
+          {
+            canPrompt: canShowPrompt(options.env),
+            promptDeadline: () =>
+              Math.max(deadline.at, deadline.now() + PROMPT_LIMIT_SECONDS * 1000),
+            afterPrompt: () => Math.max(deadline.at, deadline.now() + deadline.seconds * 1000),
+          },
+          exchange,
+        );
         return client;
       } catch (error) {
         lastError = error;
@@ -89,17 +102,17 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
    * `last` says when that is the last time in a row), and on a fresh connection after a
    * pause, with backoff and jitter, for a busy bus, a service that stopped and is started
    * anew, a secret that did not decrypt (once), or items that keep going. Never past the
-   * deadline.
+   * deadline. `opensSession`: the operation asks for the client's session.
    */
   const attempt = async <T>(
-    action: string,
+    { action, opensSession = false }: { readonly action: string; readonly opensSession?: boolean },
     operation: (client: Client, last: boolean) => Promise<T>,
   ): Promise<T> => {
     let gone = 0;
     let freshSessions = 0;
     for (let pause = 0; ;) {
       try {
-        return await operation(await connect(), gone === SEARCHES - 1);
+        return await operation(await connect(opensSession), gone === SEARCHES - 1);
       } catch (error) {
         if (error instanceof CliError) throw error;
         if (error instanceof ItemGone && ++gone < SEARCHES) continue;
@@ -150,7 +163,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
 
   return {
     get(host) {
-      return attempt("read from", async (client, last) => {
+      return attempt({ action: "read from", opensSession: true }, async (client, last) => {
         const { api } = client;
         const searched = api.searchItems(ours(host));
         const session = client.session();
@@ -224,7 +237,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     async store(host, secret) {
       const bytes = new TextEncoder().encode(secret);
       try {
-        await attempt("write to", async (client) => {
+        await attempt({ action: "write to", opensSession: true }, async (client) => {
           const { api } = client;
           const turn = takeTurnUnlessGnome(client, host);
           const session = client.session();
@@ -279,7 +292,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     // be forgotten), so every one is unlocked first: a forget that could not look everywhere
     // fails rather than claim success.
     async forget(host) {
-      await attempt("delete from", async (client) => {
+      await attempt({ action: "delete from" }, async (client) => {
         const { api } = client;
         const { gnome, searched } = await takeTurnUnlessGnome(client, host);
         const { items } = await searchUnlocked(
@@ -295,7 +308,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
     },
 
     async list() {
-      return attempt("list the entries of", async (client) => {
+      return attempt({ action: "list the entries of" }, async (client) => {
         // Only the attributes are read: a locked item that shows them plainly stays locked.
         const { attributes } = await searchUnlocked(
           client.api,
@@ -332,9 +345,13 @@ class Client {
   private readonly connection: BusConnection;
   private turn: string | undefined;
 
-  constructor(connection: BusConnection, prompts: PromptPolicy) {
+  /** Our half of the key exchange, when made ahead (connect), else made when first needed. */
+  private exchange: KeyExchange | undefined;
+
+  constructor(connection: BusConnection, prompts: PromptPolicy, exchange?: KeyExchange) {
     this.connection = connection;
     this.api = new SecretServiceApi(connection, prompts);
+    this.exchange = exchange;
   }
 
   /**
@@ -374,15 +391,13 @@ class Client {
   }
 
   /**
-   * The session, opened on first use. Our half of the key exchange (~0.5 ms of BigInt) is
-   * made as soon as the calls queued before this one have left, while the bus authenticates
-   * us and answers them; OpenSession follows in a write of its own, and the service's half
-   * (gnome-keyring: ~2.5 ms) is what a get waits for longest. Not awaited when a call fails
-   * first: its own failure is reported there.
+   * The session, opened on first use, with the key exchange made ahead when there is one.
+   * Not awaited when a call fails first: its own failure is reported there.
    */
   session(): Promise<OpenedSession> {
     if (this.opened === undefined) {
-      this.opened = this.connection.sent().then(() => this.api.openSession(startKeyExchange()));
+      this.exchange ??= startKeyExchange();
+      this.opened = this.api.openSession(this.exchange);
       this.opened.catch(ignore);
     }
     return this.opened;
