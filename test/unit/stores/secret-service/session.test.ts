@@ -9,6 +9,7 @@ import {
 } from "node:crypto";
 import { describe, test } from "node:test";
 import {
+  COMB_ROWS,
   GROUP,
   modPow,
   SessionError,
@@ -132,6 +133,13 @@ describe("key exchange", () => {
       assert.deepEqual(exchange.publicValue, padded(openssl, 128), `x = ${x}`);
       assert.deepEqual(exchange.publicValue, bytesOf(modPow(2n, x, PRIME), 128), `x = ${x}`);
     }
+  });
+
+  test("the comb's rows are the generator's powers 2^(2^(64·i)) mod p", () => {
+    assert.equal(COMB_ROWS.length, 4);
+    COMB_ROWS.forEach((row, i) => {
+      assert.equal(row, modPow(GROUP.generator, 2n ** BigInt(64 * i), PRIME), `row ${i}`);
+    });
   });
 
   test("a public value that kwalletd before 6.25 misreads is never sent: another is drawn", () => {
