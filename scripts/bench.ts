@@ -6,8 +6,19 @@
  * ratios. Also the peak RSS of a `get`, a bare Bun start as the floor, and sizes.
  *   npm run bench [-- --rounds 30]
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -38,19 +49,45 @@ const env = session.env;
 // Nothing in the repository's directory (its package.json, tsconfig.json) for any of them.
 const cwd = mkdtempSync(path.join(os.tmpdir(), "tfck-bench-"));
 
+// Terraform gives a helper pipes for stdout and stderr (Go's os.Pipe), and so does the bench,
+// to all three alike: Node's own are sockets, which the helper writes another way.
+const PIPES = ["stdout", "stderr"].map((name) => {
+  const fifo = path.join(cwd, name);
+  execFileSync("mkfifo", [fifo]);
+  return fifo;
+});
+
 function timed(command: string, args: string[], input?: string): number {
+  const readEnds = PIPES.map((fifo) => openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK));
+  const writeEnds = PIPES.map((fifo) => openSync(fifo, constants.O_WRONLY));
   const started = process.hrtime.bigint();
   const result = spawnSync(command, args, {
     env,
     cwd,
     input,
-    stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    stdio: [input === undefined ? "ignore" : "pipe", writeEnds[0], writeEnds[1]],
   });
   const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+  writeEnds.forEach((fd) => closeSync(fd));
+  const [, stderr = ""] = readEnds.map((fd) => {
+    const text = drained(fd);
+    closeSync(fd);
+    return text;
+  });
   if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(" ")} failed: ${result.stderr.toString()}`);
+    throw new Error(`${command} ${args.join(" ")} failed: ${stderr}`);
   }
   return elapsed;
+}
+
+/** What is in the pipe of read end `fd`, its writers closed. */
+function drained(fd: number): string {
+  const buffer = Buffer.alloc(65536);
+  let text = "";
+  for (let count = readSync(fd, buffer); count > 0; count = readSync(fd, buffer)) {
+    text += buffer.toString("utf8", 0, count);
+  }
+  return text;
 }
 
 type Verb = "get" | "store" | "forget";
@@ -123,14 +160,11 @@ try {
 }
 
 function peakRss(command: string[], input?: string): number | undefined {
-  const result = spawnSync("/usr/bin/time", ["-f", "%M", ...command], {
-    env,
-    cwd,
-    input,
-    encoding: "utf8",
-  });
-  const kib = Number(result.stderr.trim().split("\n").at(-1));
-  return Number.isFinite(kib) && result.status === 0 ? kib / 1024 : undefined;
+  // GNU time's figure goes to a file: the command's stdout and stderr are the bench's pipes.
+  const report = path.join(cwd, "rss");
+  timed("/usr/bin/time", ["-o", report, "-f", "%M", ...command], input);
+  const kib = Number(readFileSync(report, "utf8").trim().split("\n").at(-1));
+  return Number.isFinite(kib) ? kib / 1024 : undefined;
 }
 
 function quantile(values: readonly number[], q: number): number {

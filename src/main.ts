@@ -1,9 +1,13 @@
 import process from "node:process";
 import { isSingleExecutable, TARGET, VERSION, versionLine } from "./system/build-info.ts";
 import { run } from "./cli/run.ts";
-import { bunOutput, writesWithBun, written } from "./system/bun-output.ts";
+import {
+  loadStandardStreams,
+  outputWritten,
+  processOutput,
+  streamsWereUsed,
+} from "./system/process-output.ts";
 import { isTerminal } from "./system/terminals.ts";
-import type * as StandardStreams from "./system/standard-streams.ts";
 import { openStore } from "./stores/registry.ts";
 import { builtin } from "./system/lazy-builtins.ts";
 import { endOnSignals } from "./system/signal-forwarding.ts";
@@ -11,16 +15,6 @@ import { forbidCoreDumps } from "./system/core-dumps.ts";
 import { hasAbandonedCalls } from "./system/deadline.ts";
 
 endOnSignals();
-
-/**
- * The descriptor-based streams (node:fs), loaded when used: stdin's reads, and stdout and
- * stderr wherever Bun does not write them (Windows, and Node from source).
- */
-let standardStreams: typeof StandardStreams | undefined;
-async function loadStandardStreams() {
-  standardStreams ??= await import("./system/standard-streams.ts");
-  return standardStreams;
-}
 
 function isAlive(pid: number): boolean {
   try {
@@ -33,12 +27,6 @@ function isAlive(pid: number): boolean {
 }
 
 async function main(): Promise<number> {
-  const output = writesWithBun(process.platform)
-    ? { stdout: bunOutput(1), stderr: bunOutput(2) }
-    : await loadStandardStreams().then(({ standardOutput }) => ({
-        stdout: standardOutput(1, () => process.stdout),
-        stderr: standardOutput(2, () => process.stderr),
-      }));
   return run(
     process.argv.slice(2),
     {
@@ -57,7 +45,8 @@ async function main(): Promise<number> {
             },
           }
         : {}),
-      ...output,
+      stdout: processOutput(1, () => process.stdout),
+      stderr: processOutput(2, () => process.stderr),
       stdoutIsTTY: () => isTerminal(1),
       env: process.env,
       platform: process.platform,
@@ -88,10 +77,10 @@ async function main(): Promise<number> {
 void main().then(async (code) => {
   // With everything written, leave at once instead of tearing the runtime down (~1 ms); a
   // stream (asynchronous on Windows pipes) is left to flush as the process ends.
-  await written();
+  await outputWritten();
   // A keychain call abandoned at its deadline still blocks a thread that process.exit
   // would wait for: end at once instead (the message is written by now).
   if (hasAbandonedCalls()) process.kill(process.pid, "SIGKILL");
-  if (!(standardStreams?.streamsWereUsed() ?? false)) process.exit(code);
+  if (!streamsWereUsed()) process.exit(code);
   process.exitCode = code;
 });

@@ -516,6 +516,24 @@ describe("the standard streams of the single executable", { skip: ONLY_ON_LINUX 
     assert.equal(result.stdout, `${object}\n`);
   });
 
+  test("leaves the pipes it writes to blocking, as it found them: other writers share them", async () => {
+    // The flag belongs to the pipe's open description, which the parent and every later
+    // command writing to the same pipe share (a CI job's log, `2>&1 | tee`): left
+    // non-blocking, their writes fail with EAGAIN when the reader is slow.
+    const python = [
+      "import fcntl, os, subprocess, sys",
+      "out, err = os.pipe()[1], os.pipe()[1]",
+      'for args in (["get", "blocking.example.com"], ["get", "bad host"], ["--version"]):',
+      "    subprocess.run(sys.argv[1:] + args, stdin=subprocess.DEVNULL, stdout=out, stderr=err)",
+      'for name, fd in (("stdout", out), ("stderr", err)):',
+      '    print(name, "non-blocking" if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK else "blocking")',
+    ].join("\n");
+    const { stdout } = await execFileAsync("python3", ["-c", python, ...helperCommand()], {
+      env: session.env,
+    });
+    assert.equal(stdout, "stdout blocking\nstderr blocking\n");
+  });
+
   test("get writes all of an object larger than a full non-blocking pipe holds", async () => {
     const token = "t".repeat(MAX_CREDENTIALS_BYTES - JSON.stringify({ token: "" }).length);
     const object = JSON.stringify({ token });
