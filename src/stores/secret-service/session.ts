@@ -161,15 +161,23 @@ async function deriveSessionKey(
 }
 
 /**
- * base^exponent mod modulus, by square-and-multiply, the exponent's bits walked from the top
- * as the characters of its binary form (shifting a 256-bit BigInt for each cost a tenth).
+ * base^exponent mod modulus, four bits at a time: the base's first 15 powers, then per hex
+ * digit of the exponent four squarings and at most one multiply (a quarter fewer steps than
+ * one multiply per set bit). It follows GetSecrets on the wire: the less, the sooner a get
+ * can decrypt.
  */
 export function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {
-  const factor = base % modulus;
-  let result = 1n;
-  for (const bit of exponent.toString(2)) {
-    result = (result * result) % modulus;
-    if (bit === "1") result = (result * factor) % modulus;
+  const powers = [1n % modulus, base % modulus];
+  for (let digit = 2; digit < 16; digit++) {
+    powers.push(((powers[digit - 1] ?? 1n) * (powers[1] ?? 1n)) % modulus);
+  }
+  let result = 1n % modulus;
+  let leading = true;
+  for (const digit of exponent.toString(16)) {
+    if (!leading) for (let i = 0; i < 4; i++) result = (result * result) % modulus;
+    leading = false;
+    const value = parseInt(digit, 16);
+    if (value !== 0) result = (result * (powers[value] ?? 1n)) % modulus;
   }
   return result;
 }
