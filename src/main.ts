@@ -27,6 +27,7 @@ function isAlive(pid: number): boolean {
 }
 
 async function main(): Promise<number> {
+  let home: string | undefined;
   return run(
     process.argv.slice(2),
     {
@@ -51,9 +52,9 @@ async function main(): Promise<number> {
       env: process.env,
       platform: process.platform,
       arch: process.arch,
-      // Only when asked (the config files, pass): node:os is not loaded for every call.
+      // Read once, when first asked (the config files, pass): node:os is not loaded for every call.
       get homedir() {
-        return builtin("node:os").homedir();
+        return (home ??= builtin("node:os").homedir());
       },
       execPath: process.execPath,
       isSea: isSingleExecutable(),

@@ -1,5 +1,6 @@
 import process from "node:process";
 import type { TextSink } from "./io.ts";
+import { descriptorStats } from "./terminals.ts";
 import { writeFailure } from "./write-failures.ts";
 import type * as StandardStreams from "./standard-streams.ts";
 
@@ -62,7 +63,7 @@ export function outputWritten(): Promise<void> {
 function writerOf(fd: 1 | 2, stream: () => NodeJS.WriteStream): Promise<Writer> {
   let writer = writers.get(fd);
   if (writer === undefined) {
-    writer = pipeSinkOf(fd).then((sink) => sink ?? descriptorWriter(fd, stream));
+    writer = pipeSinkOf(fd, stream).then((sink) => sink ?? descriptorWriter(fd, stream));
     writers.set(fd, writer);
   }
   return writer;
@@ -79,18 +80,18 @@ interface FileSink {
 }
 
 interface BunFiles {
-  file(path: string | number): {
-    writer(): FileSink;
-    stat(): Promise<{ isFIFO(): boolean }>;
-  };
+  file(path: string): { writer(): FileSink };
 }
 
 /** A FileSink writer for `fd` when it is a pipe on Linux in Bun, else undefined. */
-async function pipeSinkOf(fd: 1 | 2): Promise<Writer | undefined> {
+async function pipeSinkOf(
+  fd: 1 | 2,
+  stream: () => NodeJS.WriteStream,
+): Promise<Writer | undefined> {
   const bun = (globalThis as { Bun?: BunFiles }).Bun;
   if (bun === undefined || process.platform !== "linux") return undefined;
   try {
-    if (!(await bun.file(fd).stat()).isFIFO()) return undefined;
+    if (!(await descriptorStats(fd)).isFIFO()) return undefined;
   } catch {
     return undefined;
   }
@@ -117,7 +118,7 @@ async function pipeSinkOf(fd: 1 | 2): Promise<Writer | undefined> {
     } catch (error) {
       // No /proc, or a pipe we may not open again (another user's): the descriptor, then.
       if (!wrote && (error as { code?: unknown }).code !== "EPIPE") {
-        const writer = descriptorWriter(fd, () => (fd === 1 ? process.stdout : process.stderr));
+        const writer = descriptorWriter(fd, stream);
         writers.set(fd, writer);
         await (
           await writer

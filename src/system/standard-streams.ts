@@ -10,8 +10,8 @@ import { writeFailure } from "./write-failures.ts";
  * stream is made only when a descriptor cannot be used that way (a non-blocking pipe that
  * is full or empty, or any other error), and then carries everything after that point.
  * A Windows console gets the stream from the start: only the stream speaks its UTF-16.
- * Stdin is read here everywhere; stdout and stderr are written here on Windows and from
- * source (Node), and by bun-output.ts in the built executable elsewhere.
+ * Stdin is read here everywhere, and stdout and stderr are written here but for a pipe on
+ * Linux in the built executable, which process-output.ts writes through Bun's FileSink.
  */
 const streamsInUse = { count: 0 };
 

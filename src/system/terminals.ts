@@ -9,7 +9,7 @@ import process from "node:process";
  */
 export async function isTerminal(fd: 0 | 1 | 2): Promise<boolean> {
   try {
-    if (!(await stat(fd)).isCharacterDevice()) return false;
+    if (!(await descriptorStats(fd)).isCharacterDevice()) return false;
   } catch {
     return false;
   }
@@ -18,9 +18,11 @@ export async function isTerminal(fd: 0 | 1 | 2): Promise<boolean> {
 
 interface Stats {
   isCharacterDevice(): boolean;
+  isFIFO(): boolean;
 }
 
-async function stat(fd: number): Promise<Stats> {
+/** What descriptor `fd` is: Bun's own fstat off Windows, else node:fs's. */
+export async function descriptorStats(fd: number): Promise<Stats> {
   const bun = (globalThis as { Bun?: { file(fd: number): { stat(): Promise<Stats> } } }).Bun;
   if (bun !== undefined && process.platform !== "win32") return bun.file(fd).stat();
   return (await import("node:fs")).fstatSync(fd);
