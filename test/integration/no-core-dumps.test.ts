@@ -7,10 +7,18 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import type { TestContext } from "node:test";
 import { helperCommand } from "../support/helper-process.ts";
 import { COLLECTION, startFakeSecretService } from "../support/fake-secret-service.ts";
@@ -30,6 +38,32 @@ function tempDir(t: TestContext): string {
   return dir;
 }
 
+/**
+ * The helper's command line for another user (nobody): a checkout under a private directory
+ * (what `mktemp -d` makes, or /root) is out of that user's reach, so the built executable is
+ * copied once into a directory every user may enter.
+ */
+let forAnyone: ReturnType<typeof helperCommand> | undefined;
+const copies: string[] = [];
+after(() => {
+  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+});
+function helperAnyoneRuns(): ReturnType<typeof helperCommand> {
+  if (forAnyone !== undefined) return forAnyone;
+  // The executable is the last word (a runner, as qemu, may come first).
+  const words = helperCommand();
+  const executable = words[words.length - 1] ?? "";
+  const dir = mkdtempSync(path.join(os.tmpdir(), "tfck-core-helper-"));
+  chmodSync(dir, 0o755);
+  copies.push(dir);
+  const copy = path.join(dir, path.basename(executable));
+  copyFileSync(executable, copy);
+  chmodSync(copy, 0o755);
+  const [first, ...rest] = words;
+  forAnyone = rest.length === 0 ? [copy] : [first, ...rest.slice(0, -1), copy];
+  return forAnyone;
+}
+
 /** Polls `check` until it holds or `ms` pass: readiness, not a fixed sleep. */
 async function until(check: () => boolean, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
@@ -43,7 +77,7 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 describe("a store in progress", { skip: notHere }, () => {
   test("is not dumpable: its /proc files belong to root, not to the user it runs as", async (t) => {
     const dir = tempDir(t);
-    const [command, ...rest] = helperCommand();
+    const [command, ...rest] = helperAnyoneRuns();
     const child = spawn(command, [...rest, "store", "core.example.com"], {
       uid: 65534,
       gid: 65534,
@@ -66,7 +100,7 @@ describe("a store in progress", { skip: notHere }, () => {
 
   test("leaves no core file when it crashes", async (t) => {
     const dir = tempDir(t);
-    const [command, ...rest] = helperCommand();
+    const [command, ...rest] = helperAnyoneRuns();
     // The core limit is raised for the helper only, which then runs as another user, so that
     // the moment it becomes non-dumpable shows (its /proc files turn root's). With the
     // default core_pattern ("core"), a core file would land in the working directory.
@@ -144,7 +178,7 @@ describe("a protocol call that waits on the Secret Service", { skip: notHere }, 
     chmodSync(path.dirname(socket), 0o777);
     chmodSync(socket, 0o777);
     const dir = tempDir(t);
-    const [command, ...rest] = helperCommand();
+    const [command, ...rest] = helperAnyoneRuns();
     const child = spawn(command, [...rest, verb, HOST], {
       uid: 65534,
       gid: 65534,
