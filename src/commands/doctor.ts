@@ -3,7 +3,7 @@ import path from "node:path";
 import type { GlobalOptions } from "./options.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import { PROBE_TIMEOUT_SECONDS, type ProbeResult } from "../stores/store-description.ts";
-import { storeFor, storesHere, storeTitle } from "../stores/registry.ts";
+import { DEFAULT_BACKEND, storeFor, storesHere, storeTitle } from "../stores/registry.ts";
 import { deadlineIn, timeoutGiven, timeoutSeconds, type Deadline } from "../system/deadline.ts";
 import { fixFor, fixWith, renderFix, type FixNeeded } from "../fixes.ts";
 import { CliError } from "../errors.ts";
@@ -34,7 +34,7 @@ import {
 } from "./command-line.ts";
 import { helperCommand, linksTo } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
-import { followBlock, namesStore, optionsOfArgs, storeOfArgs } from "./options.ts";
+import { DEFAULT_SERVICE, followBlock, namesStore, optionsOfArgs, storeOfArgs } from "./options.ts";
 import { checkStoredTokens, type TokenCheckOptions } from "./token-check.ts";
 
 export interface Check {
@@ -390,7 +390,7 @@ function configCheck(
       status: "warn",
       title: `CLI config ${file} (${tools}) runs the helper with args ${ours.args === undefined ? "this tool cannot read" : JSON.stringify(args)}${where}`,
       details: [
-        `this check ran with ${JSON.stringify(helperArgs)}: Terraform sees a different set of entries`,
+        `this check ran with ${helperArgs.length === 0 ? `the defaults (--backend ${DEFAULT_BACKEND} --service ${DEFAULT_SERVICE})` : JSON.stringify(helperArgs)}: Terraform sees a different set of entries`,
       ],
       fix: `run "${runnableWith(args, "doctor")}" to check what Terraform sees, or install again with the options you want`,
     };

@@ -363,7 +363,9 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     assert.deepEqual(configCheck(await doctor(box), box.terraformrc), {
       status: "warn",
       title: `CLI config ${box.terraformrc} (Terraform and OpenTofu) runs the helper with args ["--service","work"]`,
-      details: ["this check ran with []: Terraform sees a different set of entries"],
+      details: [
+        "this check ran with the defaults (--backend keychain --service terraform-credentials): Terraform sees a different set of entries",
+      ],
       fix: `run "${box.plugin} --service work doctor" to check what Terraform sees, or install again with the options you want`,
     });
   });
