@@ -27,7 +27,11 @@ export type CommandLink =
  * new terminals see it): the hint gives the one PowerShell line that adds Terraform's plugin
  * directory, which holds the real executable, to the user PATH.
  */
-export function planCommandLink(machine: Machine, target: string): CommandLink {
+export function planCommandLink(
+  machine: Machine,
+  target: string,
+  installAgain: string,
+): CommandLink {
   const onPath = pathDirs(machine);
   if (machine.platform === "win32") {
     const dir = path.win32.dirname(target);
@@ -43,7 +47,7 @@ export function planCommandLink(machine: Machine, target: string): CommandLink {
   if (dir === undefined) {
     return {
       kind: "none",
-      hint: `to run it by name, put ~/.local/bin on PATH (in your shell's profile: export PATH="$HOME/.local/bin:$PATH"), open a new shell and install again: it links the helper there`,
+      hint: `to run it by name, put ~/.local/bin on PATH (in your shell's profile: export PATH="$HOME/.local/bin:$PATH"), open a new shell and run "${installAgain}": it links the helper there`,
     };
   }
   const link = path.posix.join(dir, HELPER_NAME);

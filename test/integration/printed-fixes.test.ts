@@ -196,6 +196,18 @@ describe("the printed fixes for GNOME Keyring without a desktop", { skip: ONLY_O
     assert.equal(command, `${requireBuiltHelper()} --backend pass install --force`);
     const ran = await runInShell(command, pass.env, "");
     assert.equal(ran.code, 0, `"${command}" failed: ${ran.output}`);
+    // No user directory on PATH: the note's command, run once ~/.local/bin is on it, links
+    // the helper there and keeps the block's store (a bare install would refuse, and its
+    // --force put the keychain back).
+    const again = printedCommand(ran.output, " install");
+    const home = pass.env.HOME ?? "";
+    const bin = path.join(home, ".local", "bin");
+    mkdirSync(bin, { recursive: true });
+    const onPath = { ...pass.env, PATH: `${bin}:${pass.env.PATH ?? ""}` };
+    const linked = await runInShell(again, onPath, "");
+    assert.equal(linked.code, 0, `"${again}" failed: ${linked.output}`);
+    assert.ok(existsSync(path.join(bin, "terraform-credentials-keychain")), linked.output);
+    assert.match(readFileSync(path.join(home, ".terraformrc"), "utf8"), /"--backend", "pass"/);
     // The same calls as before, with no options: the installed block names pass.
     assertSilentSuccess(
       await runHelper(["store", "app.terraform.io"], {

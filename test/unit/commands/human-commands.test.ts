@@ -24,7 +24,9 @@ const BLOCK =
   'credentials_helper "keychain" {\n  args = ["--backend", "keychain", "--service", "terraform-credentials"]\n}\n';
 /** A block an earlier version wrote: it names no store, so a call with no options reads it. */
 const EMPTY_BLOCK = 'credentials_helper "keychain" {}\n';
-const NO_LINK_NOTE = `note: to run it by name, put ~/.local/bin on PATH (in your shell's profile: export PATH="$HOME/.local/bin:$PATH"), open a new shell and install again: it links the helper there`;
+/** The note when no user directory is on PATH, with the command that installs again, as printed. */
+const noLinkNote = (installAgain: string) =>
+  `note: to run it by name, put ~/.local/bin on PATH (in your shell's profile: export PATH="$HOME/.local/bin:$PATH"), open a new shell and run "${installAgain}": it links the helper there`;
 
 interface Outcome {
   readonly code: number;
@@ -211,7 +213,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
       stdout: [
         `helper: ${target} would be installed`,
         `config: ${terraformrc} (Terraform and OpenTofu): credentials_helper block would be added`,
-        NO_LINK_NOTE,
+        noLinkNote(`${target} --backend keychain --service work install`),
         "the block:",
         '  credentials_helper "keychain" {',
         '    args = ["--backend", "keychain", "--service", "work"]',
@@ -239,7 +241,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
       stdout: [
         `helper: ${target} installed`,
         `config: ${terraformrc} (Terraform and OpenTofu): credentials_helper block added`,
-        NO_LINK_NOTE,
+        noLinkNote(`${target} --backend keychain --service terraform-credentials install`),
         ...next,
       ].join("\n"),
       stderr: "",
@@ -251,7 +253,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
       stdout: [
         `helper: ${target} already up to date`,
         `config: ${terraformrc} (Terraform and OpenTofu) already has the block`,
-        NO_LINK_NOTE,
+        noLinkNote(`${target} --backend keychain --service terraform-credentials install`),
         ...next,
       ].join("\n"),
       stderr: "",

@@ -40,8 +40,9 @@ const EXECUTABLE = Buffer.concat([
   Buffer.from("#!/bin/sh\necho built\n"),
   Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x0a]),
 ]);
-const NO_LINK_HINT =
-  'to run it by name, put ~/.local/bin on PATH (in your shell\'s profile: export PATH="$HOME/.local/bin:$PATH"), open a new shell and install again: it links the helper there';
+/** The hint when no user directory is on PATH, with the command that installs again, as printed. */
+const noLinkHint = (installAgain: string) =>
+  `to run it by name, put ~/.local/bin on PATH (in your shell's profile: export PATH="$HOME/.local/bin:$PATH"), open a new shell and run "${installAgain}": it links the helper there`;
 const REFUSED_NOT_SEA = "install copies the built executable, and this is the sources";
 
 interface Sandbox extends TempHome {
@@ -119,7 +120,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths and mod
           text: BLOCK,
         },
       ],
-      link: { kind: "none", hint: NO_LINK_HINT },
+      link: { kind: "none", hint: noLinkHint(`${box.plugin} install`) },
     });
     assert.deepEqual(filesUnder(box.home), [], "planning changes nothing");
   });
@@ -657,7 +658,7 @@ describe("the command at hand", { skip: process.platform === "win32" && "POSIX s
   test("no user directory on PATH: nothing is linked, and one line says how", (t) => {
     const box = onPath(sandbox(t));
     const plan = planInstall(box.machine, [], false);
-    assert.deepEqual(plan.link, { kind: "none", hint: NO_LINK_HINT });
+    assert.deepEqual(plan.link, { kind: "none", hint: noLinkHint(`${box.plugin} install`) });
     applyInstall(plan);
     assert.equal(existsSync(localBin(box)), false);
   });
@@ -745,9 +746,9 @@ describe("helperCommand", { skip: process.platform === "win32" && "POSIX symlink
       execPath: target,
       isSea: true,
     };
-    assert.deepEqual(planCommandLink(machine, target), { kind: "on-path" });
+    assert.deepEqual(planCommandLink(machine, target, "install"), { kind: "on-path" });
     const off = { ...machine, env: { Path: "C:\\Windows" } };
-    const plan = planCommandLink(off, target);
+    const plan = planCommandLink(off, target, "install");
     assert.ok(plan.kind === "none");
     assert.match(
       plan.hint,
