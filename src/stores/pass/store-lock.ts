@@ -72,7 +72,7 @@ export async function withStoreLock<T>(
     // The call's own deadline: what the holder leaves of it is all the operation gets.
     if (deadline.remainingMs() <= 0) {
       throw new CliError(
-        `the password store in ${storeDir} is busy: ${lock} has been held for ${Number((holder.ageMs / 1000).toFixed(1))} s by another process; if no terraform-credentials helper is running, remove it`,
+        `the password store in ${storeDir} is busy: ${lock} has been held for ${heldFor(holder.ageMs)} by another process; if no terraform-credentials helper is running, remove it`,
       );
     }
     await new Promise((resolve) =>
@@ -87,6 +87,12 @@ export async function withStoreLock<T>(
       await unlink(lock).catch(() => undefined);
     }
   }
+}
+
+/** "0.4 s" for a moment, whole seconds for anything a person would count. */
+function heldFor(ageMs: number): string {
+  const seconds = ageMs / 1000;
+  return seconds < 10 ? `${Number(seconds.toFixed(1))} s` : `${Math.round(seconds)} s`;
 }
 
 interface LockHolder {
