@@ -383,9 +383,12 @@ describe("keychainFailure", () => {
       bytes[bytes.length - 1] = 5;
       return bytes;
     };
-    const error: unknown = await startKeyExchange(five)
-      .sessionKey(new Uint8Array([2]))
-      .catch((refused: unknown) => refused);
+    let error: unknown;
+    try {
+      startKeyExchange(five).sessionKey(new Uint8Array([2]));
+    } catch (refused) {
+      error = refused;
+    }
     assert.ok(error instanceof SessionError && error.retry, String(error));
     const failure = keychainFailure("read from", error, TIMEOUT_SECONDS);
     assert.match(failure.message, /zero byte/);
