@@ -31,7 +31,7 @@ export function addItem(
         return undefined;
       });
       if (key === undefined) continue;
-      const encrypted = key.encrypt(new TextEncoder().encode(secret));
+      const encrypted = await key.encrypt(new TextEncoder().encode(secret));
       await api.createItem(collection, label, attributes, encrypted, session.path, false);
       return;
     }

@@ -1,6 +1,5 @@
 import { DbusErrorReply, type BusConnection, type MethodCall } from "./connection.ts";
-import { warmUpAes } from "./aes-cbc.ts";
-import { ALGORITHM, type KeyExchange, type SessionKey } from "./session.ts";
+import { ALGORITHM, warmUpCrypto, type KeyExchange, type SessionKey } from "./session.ts";
 import type { DbusValue, Message, Variant } from "./wire.ts";
 
 /** The bus name every Secret Service provider owns. */
@@ -153,9 +152,9 @@ export class SecretServiceApi {
       ALGORITHM,
       { signature: "ay", value: exchange.publicValue },
     ]);
-    // Once the calls have left, the cipher's tables are made while the service does its half.
+    // Once the calls have left, WebCrypto starts while the service does its half.
     await Promise.resolve();
-    warmUpAes();
+    warmUpCrypto();
     const reply = await replied;
     const [output, path] = reply.body;
     const servicePublic = (output as Variant | undefined)?.value;

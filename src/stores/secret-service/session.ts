@@ -3,12 +3,9 @@
  * "Transfer of Secrets"): a Diffie-Hellman exchange in the 1024-bit MODP group of RFC 2409
  * (6.2, the Second Oakley Group) with generator 2, HKDF-SHA256 of the shared secret (no
  * salt, no info) to a 128-bit AES key, and AES-128-CBC with PKCS#7 padding and a random IV
- * per secret. The big-number work is BigInt, HMAC-SHA256 the runtime's (hmac.ts), AES our
- * own (aes-cbc.ts): everything after the service's answer runs without waiting for a thread.
+ * per secret. The big-number work is BigInt; hashing and AES are the runtime's WebCrypto,
+ * which costs nothing to load, unlike `node:crypto` in the built executable.
  */
-
-import { aes128Cbc } from "./aes-cbc.ts";
-import { hmacSha256 } from "./hmac.ts";
 
 export const ALGORITHM = "dh-ietf1024-sha256-aes128-cbc-pkcs7";
 
@@ -47,13 +44,13 @@ export interface KeyExchange {
   /** Our public value, big-endian and always 128 bytes (kwalletd refuses shorter ones). */
   readonly publicValue: Uint8Array;
   /** The session's AES key from the service's public value; throws `SessionError` on a bad one. */
-  sessionKey(servicePublic: Uint8Array): SessionKey;
+  sessionKey(servicePublic: Uint8Array): Promise<SessionKey>;
 }
 
 export interface SessionKey {
-  encrypt(plaintext: Uint8Array): { iv: Uint8Array; ciphertext: Uint8Array };
+  encrypt(plaintext: Uint8Array): Promise<{ iv: Uint8Array; ciphertext: Uint8Array }>;
   /** Throws `SessionError` when the bytes do not decrypt (wrong key, bad padding, bad IV). */
-  decrypt(iv: Uint8Array, ciphertext: Uint8Array): Uint8Array;
+  decrypt(iv: Uint8Array, ciphertext: Uint8Array): Promise<Uint8Array>;
 }
 
 /** The service's half of the exchange, or a secret, could not be used. */
@@ -80,7 +77,7 @@ export function startKeyExchange(
   } while (misreadByOldKWallet(publicValue));
   return {
     publicValue,
-    sessionKey(servicePublic) {
+    async sessionKey(servicePublic) {
       // Leading zero bytes are allowed (a signed encoding adds one), a longer value is not.
       if (servicePublic.length === 0 || servicePublic.length > PRIME_BYTES + 1) {
         throw new SessionError(`the service's public value is ${servicePublic.length} bytes long`);
@@ -103,7 +100,7 @@ export function startKeyExchange(
         );
       }
       try {
-        return deriveSessionKey(shared, random);
+        return await deriveSessionKey(shared, random);
       } finally {
         shared.fill(0);
       }
@@ -124,34 +121,41 @@ function misreadByOldKWallet(publicValue: Uint8Array): boolean {
   return publicValue[0] === 0xff && (publicValue[1] ?? 0) >= 0x80;
 }
 
-/** HKDF-SHA256 (RFC 5869) of the shared secret, no salt and no info, to an AES-128 key. */
-function deriveSessionKey(
+async function deriveSessionKey(
   shared: Uint8Array,
   random: (bytes: Uint8Array) => Uint8Array,
-): SessionKey {
-  // Extract with the hash's length of zeros for the missing salt; expand one block.
-  const pseudorandomKey = hmacSha256(new Uint8Array(32), shared);
-  const output = hmacSha256(pseudorandomKey, Uint8Array.of(1));
-  const cipher = aes128Cbc(output.subarray(0, 16));
-  pseudorandomKey.fill(0);
-  output.fill(0);
+): Promise<SessionKey> {
+  const subtle = crypto.subtle;
+  const material = await subtle.importKey("raw", shared, "HKDF", false, ["deriveBits"]);
+  const bits = new Uint8Array(
+    await subtle.deriveBits(
+      { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: new Uint8Array(0) },
+      material,
+      128,
+    ),
+  );
+  const key = await subtle.importKey("raw", bits, "AES-CBC", false, ["encrypt", "decrypt"]);
+  bits.fill(0);
   return {
-    encrypt(plaintext) {
+    async encrypt(plaintext) {
       const iv = random(new Uint8Array(16));
-      return { iv, ciphertext: cipher.encrypt(iv, plaintext) };
+      const ciphertext = new Uint8Array(
+        await subtle.encrypt({ name: "AES-CBC", iv }, key, plaintext),
+      );
+      return { iv, ciphertext };
     },
-    decrypt(iv, ciphertext) {
+    async decrypt(iv, ciphertext) {
       if (iv.length !== 16) throw new SessionError(`the secret's IV is ${iv.length} bytes, not 16`);
       if (ciphertext.length === 0 || ciphertext.length % 16 !== 0) {
         throw new SessionError(
           `the encrypted secret is ${ciphertext.length} bytes, not whole AES blocks`,
         );
       }
-      const plaintext = cipher.decrypt(iv, ciphertext);
-      if (plaintext === undefined) {
+      try {
+        return new Uint8Array(await subtle.decrypt({ name: "AES-CBC", iv }, key, ciphertext));
+      } catch {
         throw new SessionError("the secret did not decrypt with the session key");
       }
-      return plaintext;
     },
   };
 }
@@ -209,6 +213,16 @@ function combProductsOf(rows: readonly bigint[]): bigint[] {
     products.push(((products[k & (k - 1)] ?? 1n) * (rows[lowest] ?? 1n)) % PRIME);
   }
   return products;
+}
+
+/**
+ * Starts the runtime's WebCrypto (about 1 ms the first time) while the caller waits for
+ * the service, instead of after its answer.
+ */
+export function warmUpCrypto(): void {
+  crypto.subtle.digest("SHA-256", new Uint8Array(0)).catch(() => {
+    // Only a head start; the real calls report their own failures.
+  });
 }
 
 function toBigint(bytes: Uint8Array): bigint {

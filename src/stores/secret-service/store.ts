@@ -213,7 +213,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
         for (const item of candidates) {
           const secret = found.get(item);
           if (secret === undefined) continue;
-          const plaintext = key.decrypt(secret.iv, secret.ciphertext);
+          const plaintext = await key.decrypt(secret.iv, secret.ciphertext);
           try {
             texts.push(utf8(plaintext, host));
           } finally {
@@ -257,7 +257,7 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
             ({ write } = await plan());
           }
           const opened = await session;
-          const encrypted = (await opened.key()).encrypt(bytes);
+          const encrypted = await (await opened.key()).encrypt(bytes);
           const writeTo = ({ existing, target, replace }: WritePlan) => {
             if (existing !== undefined) return api.setSecret(existing, encrypted, opened.path);
             if (target === undefined) throw new NoDefaultCollection();

@@ -383,12 +383,9 @@ describe("keychainFailure", () => {
       bytes[bytes.length - 1] = 5;
       return bytes;
     };
-    let error: unknown;
-    try {
-      startKeyExchange(five).sessionKey(new Uint8Array([2]));
-    } catch (refused) {
-      error = refused;
-    }
+    const error: unknown = await startKeyExchange(five)
+      .sessionKey(new Uint8Array([2]))
+      .catch((refused: unknown) => refused);
     assert.ok(error instanceof SessionError && error.retry, String(error));
     const failure = keychainFailure("read from", error, TIMEOUT_SECONDS);
     assert.match(failure.message, /zero byte/);

@@ -76,21 +76,21 @@ function nodeEncrypt(key: Buffer, iv: Uint8Array, plaintext: Uint8Array): Uint8A
   return new Uint8Array(Buffer.concat([cipher.update(plaintext), cipher.final()]));
 }
 
-function assertRoundTrip(from: SessionKey, to: SessionKey): void {
-  const { iv, ciphertext } = from.encrypt(SECRET);
+async function assertRoundTrip(from: SessionKey, to: SessionKey): Promise<void> {
+  const { iv, ciphertext } = await from.encrypt(SECRET);
   assert.equal(iv.length, 16);
   assert.equal(ciphertext.length, 16, "11 bytes and their padding are one AES block");
-  assert.deepEqual(to.decrypt(iv, ciphertext), SECRET);
+  assert.deepEqual(await to.decrypt(iv, ciphertext), SECRET);
 }
 
 /**
  * Runs `body` again while a random exchange lands on a shared secret that begins with a zero
  * byte (one in 256), which startKeyExchange refuses on purpose (see session.ts).
  */
-function withUsableSecret<T>(body: () => T): T {
+async function withUsableSecret<T>(body: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return body();
+      return await body();
     } catch (error) {
       if (!(error instanceof SessionError && /zero byte/.test(error.message)) || attempt > 20) {
         throw error;
@@ -101,14 +101,14 @@ function withUsableSecret<T>(body: () => T): T {
 
 describe("key exchange", () => {
   test("two exchanges agree on a key: what one encrypts, the other decrypts", async () => {
-    withUsableSecret(() => {
+    await withUsableSecret(async () => {
       const ours = startKeyExchange();
       const theirs = startKeyExchange();
       assert.notDeepEqual(ours.publicValue, theirs.publicValue);
-      const ourKey = ours.sessionKey(theirs.publicValue);
-      const theirKey = theirs.sessionKey(ours.publicValue);
-      assertRoundTrip(ourKey, theirKey);
-      assertRoundTrip(theirKey, ourKey);
+      const ourKey = await ours.sessionKey(theirs.publicValue);
+      const theirKey = await theirs.sessionKey(ours.publicValue);
+      await assertRoundTrip(ourKey, theirKey);
+      await assertRoundTrip(theirKey, ourKey);
     });
   });
 
@@ -195,7 +195,7 @@ describe("the service's public value", () => {
   ];
   for (const [what, value] of refused) {
     test(`is refused when it is ${what}`, async () => {
-      assert.throws(() => startKeyExchange().sessionKey(value), SessionError);
+      await assert.rejects(startKeyExchange().sessionKey(value), SessionError);
     });
   }
 
@@ -205,42 +205,42 @@ describe("the service's public value", () => {
     ["p-2", bytesOf(PRIME - 2n, 128)],
   ] as const) {
     test(`is accepted when it is ${what}`, async () => {
-      withUsableSecret(() => {
-        const key = startKeyExchange().sessionKey(value);
-        assertRoundTrip(key, key);
+      await withUsableSecret(async () => {
+        const key = await startKeyExchange().sessionKey(value);
+        await assertRoundTrip(key, key);
       });
     });
   }
 
   test("one extra leading zero byte is accepted and gives the same key", async () => {
-    withUsableSecret(() => {
+    await withUsableSecret(async () => {
       const service = startKeyExchange();
       const ours = startKeyExchange();
-      const serviceKey = service.sessionKey(ours.publicValue);
-      const key = ours.sessionKey(service.publicValue);
+      const serviceKey = await service.sessionKey(ours.publicValue);
+      const key = await ours.sessionKey(service.publicValue);
       const withZero = new Uint8Array(129);
       withZero.set(service.publicValue, 1);
-      const keyFromZero = ours.sessionKey(withZero);
-      assertRoundTrip(key, keyFromZero);
-      assertRoundTrip(keyFromZero, serviceKey);
+      const keyFromZero = await ours.sessionKey(withZero);
+      await assertRoundTrip(key, keyFromZero);
+      await assertRoundTrip(keyFromZero, serviceKey);
     });
   });
 });
 
 describe("decrypt", () => {
-  function encrypted(plaintext: Uint8Array) {
-    const key = withUsableSecret(() =>
+  async function encrypted(plaintext: Uint8Array) {
+    const key = await withUsableSecret(() =>
       startKeyExchange().sessionKey(startKeyExchange().publicValue),
     );
-    return { key, ...key.encrypt(plaintext) };
+    return { key, ...(await key.encrypt(plaintext)) };
   }
 
   test("refuses a ciphertext changed so that its padding is invalid", async () => {
     // 16 bytes of plaintext: the second block is all padding, 16 bytes of 0x10. Changing the
     // first block's last byte changes the padding's last byte by the same bits (CBC).
-    const { key, iv, ciphertext } = encrypted(new Uint8Array(16).fill(0x61));
+    const { key, iv, ciphertext } = await encrypted(new Uint8Array(16).fill(0x61));
     assert.equal(ciphertext.length, 32);
-    assert.deepEqual(key.decrypt(iv, ciphertext), new Uint8Array(16).fill(0x61));
+    assert.deepEqual(await key.decrypt(iv, ciphertext), new Uint8Array(16).fill(0x61));
     for (const [padding, change] of [
       [0x00, 0x10],
       [0x11, 0x01],
@@ -248,42 +248,42 @@ describe("decrypt", () => {
     ]) {
       const tampered = ciphertext.slice();
       tampered[15]! ^= change!;
-      assert.throws(() => key.decrypt(iv, tampered), SessionError, `padding byte ${padding}`);
+      await assert.rejects(key.decrypt(iv, tampered), SessionError, `padding byte ${padding}`);
     }
   });
 
   test("refuses an IV that is not 16 bytes", async () => {
-    const { key, iv, ciphertext } = encrypted(SECRET);
+    const { key, iv, ciphertext } = await encrypted(SECRET);
     for (const length of [0, 8, 15, 17, 32]) {
       const wrong = new Uint8Array(length);
       wrong.set(iv.subarray(0, Math.min(length, 16)));
-      assert.throws(() => key.decrypt(wrong, ciphertext), SessionError, `${length} bytes`);
+      await assert.rejects(key.decrypt(wrong, ciphertext), SessionError, `${length} bytes`);
     }
   });
 
   test("refuses a ciphertext that is not whole AES blocks", async () => {
-    const { key, iv, ciphertext } = encrypted(SECRET);
+    const { key, iv, ciphertext } = await encrypted(SECRET);
     for (const length of [0, 1, 15, 17, 31]) {
       const wrong = new Uint8Array(length);
       wrong.set(ciphertext.subarray(0, Math.min(length, ciphertext.length)));
-      assert.throws(() => key.decrypt(iv, wrong), SessionError, `${length} bytes`);
+      await assert.rejects(key.decrypt(iv, wrong), SessionError, `${length} bytes`);
     }
   });
 });
 
 describe("interoperability with node:crypto (OpenSSL)", () => {
   test("OpenSSL decrypts what our session key encrypted, and the reverse", async () => {
-    withUsableSecret(() => {
+    await withUsableSecret(async () => {
       const service = nodeService();
       const ours = startKeyExchange();
-      const key = ours.sessionKey(new Uint8Array(service.getPublicKey()));
+      const key = await ours.sessionKey(new Uint8Array(service.getPublicKey()));
       const aesKey = nodeAesKey(service, ours.publicValue);
 
-      const { iv, ciphertext } = key.encrypt(SECRET);
+      const { iv, ciphertext } = await key.encrypt(SECRET);
       assert.deepEqual(nodeDecrypt(aesKey, iv, ciphertext), SECRET);
 
       const theirIv = new Uint8Array(16).fill(7);
-      assert.deepEqual(key.decrypt(theirIv, nodeEncrypt(aesKey, theirIv, SECRET)), SECRET);
+      assert.deepEqual(await key.decrypt(theirIv, nodeEncrypt(aesKey, theirIv, SECRET)), SECRET);
     });
   });
 
@@ -293,6 +293,6 @@ describe("interoperability with node:crypto (OpenSSL)", () => {
     const service = nodeService(new Uint8Array([1]));
     assert.deepEqual(new Uint8Array(service.getPublicKey()), new Uint8Array([2]));
     const ours = startKeyExchange(fixedRandom(5n));
-    assert.throws(() => ours.sessionKey(new Uint8Array(service.getPublicKey())), SessionError);
+    await assert.rejects(ours.sessionKey(new Uint8Array(service.getPublicKey())), SessionError);
   });
 });
