@@ -201,6 +201,41 @@ export default tseslint.config(
     },
   },
   ...layerBlocks,
+  {
+    // What every get, store and forget runs. JavaScriptCore compiles its JavaScript-written
+    // builtins on their first call, ~15-100 µs each, which a call that lives ~13 ms pays
+    // every time; loops cost nothing more (docs/speed.md).
+    files: [
+      "src/cli/protocol-call.ts",
+      "src/commands/options.ts",
+      "src/protocol/hostname.ts",
+      "src/stores/secret-service/{bus-address,connection,locked,secret-service,session,store,unix-socket,wire}.ts",
+    ],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        ...[
+          "forEach",
+          "map",
+          "filter",
+          "find",
+          "findIndex",
+          "some",
+          "every",
+          "reduce",
+          "flatMap",
+        ].map((property) => ({
+          property,
+          message: "a protocol call runs this: use a loop (a builtin's first call compiles it)",
+        })),
+        {
+          object: "Array",
+          property: "from",
+          message: "a protocol call runs this: use a loop (Array.from's first call takes ~0.1 ms)",
+        },
+      ],
+    },
+  },
   { files: ["**/*.js", "**/*.cjs", "**/*.mjs"], ...tseslint.configs.disableTypeChecked },
   {
     // Plain CommonJS run directly by Node: the npm package's launcher.

@@ -24,7 +24,7 @@ export function protocolCall(argv: readonly string[]): ProtocolCall | undefined 
   const i = leading.next;
   if (argv.length - i !== 2) return undefined;
   const [verbName, hostname] = argv.slice(i);
-  const verb = PROTOCOL_VERB_NAMES.find((name) => name === verbName);
+  const verb = PROTOCOL_VERB_NAMES[PROTOCOL_VERB_NAMES.indexOf(verbName as ProtocolVerb)];
   if (verb === undefined || hostname === undefined || hostname.startsWith("-")) return undefined;
   return { verb, hostname, given: leading.options };
 }

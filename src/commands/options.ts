@@ -106,7 +106,7 @@ export function globalOptionAt(
   | { name: keyof GlobalOptions; value: string | undefined; inline: boolean; next: number }
   | undefined {
   const option = /^--([a-z]+)(?:=(.*))?$/s.exec(argv[i] ?? "");
-  const name = GLOBAL_OPTION_NAMES.find((known) => known === option?.[1]);
+  const name = GLOBAL_OPTION_NAMES[GLOBAL_OPTION_NAMES.indexOf(option?.[1] as keyof GlobalOptions)];
   if (option === null || name === undefined) return undefined;
   const inline = option[2];
   return inline === undefined

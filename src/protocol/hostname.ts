@@ -115,7 +115,7 @@ function toAsciiName(host: string, fail: (reason: string) => never): string {
   if (/[^a-z0-9.-]/.test(ascii)) fail("contains a character that is not allowed in a hostname");
 
   const labels = ascii.split(".");
-  const rooted = labels.length > 1 && labels.at(-1) === "";
+  const rooted = labels.length > 1 && labels[labels.length - 1] === "";
   if (rooted) labels.pop();
   // svchost only catches some empty labels (its iterator skips one before a final dot, so
   // it lets "a.." through, and it checks before mapping "．", so it lets "a．．b" through);
@@ -123,8 +123,10 @@ function toAsciiName(host: string, fail: (reason: string) => never): string {
   if (labels.includes("")) fail("empty label");
   // Go's Lookup profile does not check lengths; names over them cannot exist in DNS, so no
   // Terraform service can live there, and refusing them gives a clearer error.
-  if (labels.some((label) => label.length > MAX_LABEL_LENGTH)) {
-    fail(`label longer than ${MAX_LABEL_LENGTH} octets (the DNS limit)`);
+  for (const label of labels) {
+    if (label.length > MAX_LABEL_LENGTH) {
+      fail(`label longer than ${MAX_LABEL_LENGTH} octets (the DNS limit)`);
+    }
   }
   const name = labels.join(".");
   if (name.length > MAX_NAME_LENGTH) fail(`longer than ${MAX_NAME_LENGTH} octets (the DNS limit)`);
@@ -139,7 +141,8 @@ function toAsciiName(host: string, fail: (reason: string) => never): string {
           .slice(0, -GUARD.length)
           .split(".");
   if (unicodeLabels.length !== labels.length) fail("not a valid internationalized domain name");
-  labels.forEach((label, i) => {
+  for (let i = 0; i < labels.length; i++) {
+    const label = labels[i] ?? "";
     const unicode = unicodeLabels[i] ?? "";
     // UTS #46 (since 15.1) refuses punycode that decodes to plain ASCII ("xn--abc-"); Go
     // would turn it into "abc", but Terraform never produces it.
@@ -156,7 +159,7 @@ function toAsciiName(host: string, fail: (reason: string) => never): string {
     if (bytes.length > 4 && bytes[2] === HYPHEN && bytes[3] === HYPHEN) {
       fail('label has "--" in the third and fourth places');
     }
-  });
+  }
   // Not checked by us: the bidi rule (RFC 5893). Node enforces it only in part, so we accept
   // some mixed-direction names Go refuses ("aא.com", "1.עברית"); checking it ourselves would
   // need Bidi_Class data that JavaScript regular expressions don't expose. Terraform never

@@ -24,7 +24,7 @@ const STORES: readonly StoreDescription[] = [
 ];
 
 /** The `--backend` values, each once, in the registry's order. */
-export const BACKENDS: readonly string[] = [...new Set(STORES.map(({ name }) => name))];
+export const BACKENDS: readonly string[] = [...new Set(namesOf(STORES))];
 
 /** The store `--backend` chooses when neither the command line nor the installed block does. */
 export const DEFAULT_BACKEND = "keychain";
@@ -57,7 +57,9 @@ export async function storesHere(
 
 /** The stores that serve `platform`, each with its own `--backend` value. */
 export function storesOn(platform: NodeJS.Platform): StoreDescription[] {
-  return STORES.filter(({ platforms }) => platforms.includes(platform));
+  const here: StoreDescription[] = [];
+  for (const store of STORES) if (store.platforms.includes(platform)) here.push(store);
+  return here;
 }
 
 /**
@@ -66,7 +68,8 @@ export function storesOn(platform: NodeJS.Platform): StoreDescription[] {
  */
 export function storeFor(backend: string, platform: NodeJS.Platform): StoreDescription {
   const here = storesOn(platform);
-  const store = here.find(({ name }) => name === backend);
+  let store: StoreDescription | undefined;
+  for (const candidate of here) if (candidate.name === backend) store ??= candidate;
   if (store === undefined) {
     const elsewhere = STORES.filter(({ name }) => name === backend).flatMap(
       ({ platforms }) => platforms,
@@ -108,4 +111,11 @@ function listed(names: readonly string[]): string {
   return names.length <= 1
     ? (names[0] ?? "none")
     : `${names.slice(0, -1).join(", ")} or ${names.at(-1) ?? ""}`;
+}
+
+/** Each store's name. A loop: evaluated as every call loads, where `map` costs its compile. */
+function namesOf(stores: readonly StoreDescription[]): string[] {
+  const names: string[] = [];
+  for (const { name } of stores) names.push(name);
+  return names;
 }

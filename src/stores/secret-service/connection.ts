@@ -340,9 +340,9 @@ export class BusConnection {
     this.timer = setTimeout(
       () => {
         // The oldest unanswered call is what hangs; a wait for a signal only if no call is left.
-        const calls = [...this.pending].filter(([key]) => key > 0);
-        const [oldest] = calls.length > 0 ? calls : [...this.pending];
-        const hung = oldest?.[1];
+        let hung: Pending | undefined;
+        for (const [key, pending] of this.pending) if (key > 0) hung ??= pending;
+        hung ??= this.pending.values().next().value;
         this.fail(new DeadlineExpired(hung?.what ?? "the bus", hung?.destination));
       },
       Math.max(0, this.deadline - this.clock.now()),
@@ -403,7 +403,10 @@ export class BusConnection {
       case MessageType.Error:
         return (header.replySerial ?? 0) > 0 && this.pending.has(header.replySerial ?? 0);
       case MessageType.Signal:
-        return [...this.signalHandlers.keys()].some((filter) => signalMatches(filter, header));
+        for (const filter of this.signalHandlers.keys()) {
+          if (signalMatches(filter, header)) return true;
+        }
+        return false;
       case MessageType.MethodCall:
         return false;
     }

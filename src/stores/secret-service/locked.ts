@@ -66,13 +66,16 @@ export async function searchUnlocked(
         ? []
         : await mapLimited(items, ATTRIBUTE_READS, (item) => api.itemAttributes(item));
     const found: Found = { items, attributes, locked: new Set(locked) };
-    const hidden =
-      unlockReadable === "all"
-        ? locked
-        : locked.filter(
-            (item) =>
-              !showsWhatItIs(attributes[items.indexOf(item)], query) || unlockReadable(item, found),
-          );
+    const hidden: string[] = [];
+    for (const item of locked) {
+      if (
+        unlockReadable === "all" ||
+        !showsWhatItIs(attributes[items.indexOf(item)], query) ||
+        unlockReadable(item, found)
+      ) {
+        hidden.push(item);
+      }
+    }
     const lockedOnes =
       scope.answered(found) || (await listsLockedItems()) ? [] : await lockedCollections(api);
     const toUnlock = [...lockedOnes, ...hidden];
@@ -100,7 +103,9 @@ async function mapLimited<T, R>(
       results[index] = await use(items[index] as T);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  const workers: Promise<void>[] = [];
+  while (workers.length < Math.min(width, items.length)) workers.push(worker());
+  await Promise.all(workers);
   return results;
 }
 
@@ -117,14 +122,19 @@ function showsWhatItIs(
 ): boolean {
   if (attributes === undefined) return false;
   for (const name of attributes.keys()) if (name.startsWith(HASHED)) return false;
-  return Object.entries(query).every(([name, value]) => attributes.get(name) === value);
+  for (const name in query) if (attributes.get(name) !== query[name]) return false;
+  return true;
 }
 
 /** Of the service's collections, those that are locked, asked in one write. */
 async function lockedCollections(api: LockedPlacesApi): Promise<string[]> {
   const collections = await api.collections();
-  const locked = await Promise.all(
-    collections.map((collection) => api.collectionLocked(collection)),
-  );
-  return collections.filter((_, index) => locked[index]);
+  const asked: Promise<boolean>[] = [];
+  for (const collection of collections) asked.push(api.collectionLocked(collection));
+  const locked = await Promise.all(asked);
+  const lockedOnes: string[] = [];
+  for (let index = 0; index < collections.length; index++) {
+    if (locked[index] === true) lockedOnes.push(collections[index] ?? "");
+  }
+  return lockedOnes;
 }

@@ -368,10 +368,12 @@ export class SecretServiceApi {
 
 function objectPaths(value: DbusValue | undefined, what: string): string[] {
   if (!Array.isArray(value)) throw new UnexpectedReply(what);
-  return (value as DbusValue[]).map((path) => {
+  const paths: string[] = [];
+  for (const path of value as DbusValue[]) {
     if (typeof path !== "string") throw new UnexpectedReply(what);
-    return path;
-  });
+    paths.push(path);
+  }
+  return paths;
 }
 
 /**

@@ -179,11 +179,15 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
           {
             unlockReadable: (item, found) =>
               candidatesOf(found.items, found.attributes, service, host).includes(item),
-            answered: (found) =>
-              found.items.some(
-                (item, index) =>
-                  !found.locked.has(item) && isOurs(found.attributes[index], service, host),
-              ),
+            answered: (found) => {
+              for (let index = 0; index < found.items.length; index++) {
+                const item = found.items[index] ?? "";
+                if (!found.locked.has(item) && isOurs(found.attributes[index], service, host)) {
+                  return true;
+                }
+              }
+              return false;
+            },
           },
           () => client.isGnomeKeyring(),
           first,
@@ -207,7 +211,8 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
           opened.key(),
         ]);
         // gnome-keyring leaves out an item deleted since the search: search again.
-        const missing = candidates.find((item) => !found.has(item));
+        let missing: string | undefined;
+        for (const item of candidates) if (!found.has(item)) missing ??= item;
         if (!last && missing !== undefined) throw new ItemGone(missing);
         const texts: string[] = [];
         for (const item of candidates) {
@@ -302,7 +307,9 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
           async () => gnome,
           searched,
         );
-        await Promise.all(items.map((item) => deleteIfThere(api, item)));
+        const deletes: Promise<boolean>[] = [];
+        for (const item of items) deletes.push(deleteIfThere(api, item));
+        await Promise.all(deletes);
         client.endTurn();
       });
     },
@@ -442,12 +449,17 @@ function candidatesOf(
   service: string,
   host: Hostname,
 ): string[] {
-  const mine = items.filter((_, index) => isOurs(attributes[index], service, host));
-  if (mine.length > 0) return mine;
-  return items.filter((_, index) => {
+  const mine: string[] = [];
+  const carryingOurs: string[] = [];
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index] ?? "";
     const found = attributes[index];
-    return found?.get("service") === service && found.get("username") === host;
-  });
+    if (isOurs(found, service, host)) mine.push(item);
+    else if (found?.get("service") === service && found.get("username") === host) {
+      carryingOurs.push(item);
+    }
+  }
+  return mine.length > 0 ? mine : carryingOurs;
 }
 
 /**
@@ -529,8 +541,13 @@ async function planWrite(
   gnome: boolean,
 ): Promise<{ readonly toUnlock: readonly string[]; readonly write: WritePlan }> {
   const items = [...found.unlocked, ...found.locked];
-  const attributes = await Promise.all(items.map((item) => api.itemAttributes(item)));
-  const mine = items.filter((_, index) => isOurs(attributes[index], service, host));
+  const reads: Promise<ReadonlyMap<string, string> | undefined>[] = [];
+  for (const item of items) reads.push(api.itemAttributes(item));
+  const attributes = await Promise.all(reads);
+  const mine: string[] = [];
+  for (let index = 0; index < items.length; index++) {
+    if (isOurs(attributes[index], service, host)) mine.push(items[index] ?? "");
+  }
   // Which of several to keep is not ours to guess, and deleting them first would lose them
   // all if the write then failed: the user decides.
   if (mine.length > 1) throw severalItems(host, mine.length);

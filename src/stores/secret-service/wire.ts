@@ -351,7 +351,8 @@ function writeValue(writer: Writer, type: TypeNode, value: DbusValue): void {
       const fields = value as readonly DbusValue[];
       if (fields.length !== type.fields.length) throw new WireError("struct has the wrong size");
       writer.align(8);
-      type.fields.forEach((field, index) => writeValue(writer, field, item(fields, index)));
+      let index = 0;
+      for (const field of type.fields) writeValue(writer, field, item(fields, index++));
       return;
     }
     case "a": {
@@ -431,7 +432,8 @@ export function encodeMessage(
   const types = parseSignature(signature);
   const body = message.body ?? [];
   if (body.length !== types.length) throw new WireError("body does not match its signature");
-  types.forEach((type, index) => writeValue(bodyWriter, type, item(body, index)));
+  let index = 0;
+  for (const type of types) writeValue(bodyWriter, type, item(body, index++));
 
   const fields: [number, Variant][] = [];
   const text = (code: number, sig: string, value: string | undefined) => {
@@ -580,7 +582,9 @@ function readValue(reader: Reader, type: TypeNode, depth: number): DbusValue {
     }
     case "(": {
       reader.align(8);
-      return type.fields.map((field) => readValue(reader, field, depth + 1));
+      const fields: DbusValue[] = [];
+      for (const field of type.fields) fields.push(readValue(reader, field, depth + 1));
+      return fields;
     }
     case "a": {
       const length = reader.uint32();
@@ -648,7 +652,8 @@ export function decodeMessage(bytes: Uint8Array): Message {
   if (total < bytes.length) throw new WireError("bytes after the end of the message");
   const { header, reader } = readHeader(bytes, total);
   const types = parseSignature(header.signature);
-  const body = types.map((bodyType) => readValue(reader, bodyType, 0));
+  const body: DbusValue[] = [];
+  for (const bodyType of types) body.push(readValue(reader, bodyType, 0));
   if (reader.position !== total) throw new WireError("body length does not match its signature");
   return { ...header, body };
 }
@@ -806,9 +811,10 @@ export class MessageReader {
     }
     // Keep a copy of what is left of the chunk, never a view: the caller may reuse it, and a
     // view of a Buffer (whose slice() does not copy) would keep all of it alive.
-    this.parts = this.parts.map((part) =>
-      part.buffer === chunk.buffer ? new Uint8Array(part) : part,
-    );
+    const kept: Uint8Array[] = [];
+    for (const part of this.parts)
+      kept.push(part.buffer === chunk.buffer ? new Uint8Array(part) : part);
+    this.parts = kept;
     return messages;
   }
 
@@ -860,7 +866,9 @@ function overLimit(total: number): WireError {
 
 /** The bytes of `parts`, one after another, in a buffer of their own. */
 export function concat(...parts: readonly Uint8Array[]): Uint8Array {
-  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const joined = new Uint8Array(length);
   let offset = 0;
   for (const part of parts) {
     joined.set(part, offset);

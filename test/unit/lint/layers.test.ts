@@ -110,3 +110,29 @@ describe("the layer rules of eslint.config.js", () => {
     });
   }
 });
+
+describe("the protocol path's loops (eslint.config.js)", () => {
+  const findings = async (file: string, source: string) => {
+    const [result] = await eslint.lintText(source, { filePath: file });
+    return (result?.messages ?? [])
+      .filter(({ ruleId }) => ruleId === "no-restricted-properties")
+      .map(({ message }) => message);
+  };
+  for (const file of ["src/stores/secret-service/wire.ts", "src/protocol/hostname.ts"]) {
+    test(`a planted map(), forEach() or Array.from() in ${file} fails lint, a loop passes`, async () => {
+      for (const call of ["xs.map((x) => x)", "xs.forEach(String)", "Array.from(xs)"]) {
+        const source = `const xs = [1];\nexport const ys = ${call};\n`;
+        assert.notDeepEqual(await findings(file, source), [], `${call} in ${file}`);
+      }
+      const loop =
+        "const xs = [1];\nexport const ys: number[] = [];\nfor (const x of xs) ys.push(x);\n";
+      assert.deepEqual(await findings(file, loop), []);
+    });
+  }
+  test("a file no protocol call runs keeps its map()", async () => {
+    assert.deepEqual(
+      await findings("src/commands/doctor.ts", "export const ys = [1].map(String);\n"),
+      [],
+    );
+  });
+});
