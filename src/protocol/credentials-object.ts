@@ -6,6 +6,9 @@ import { CliError } from "../errors.ts";
  */
 export const MAX_CREDENTIALS_BYTES = 64 * 1024;
 
+/** RFC 8259's white space. */
+const JSON_WHITE_SPACE = " \t\n\r";
+
 /**
  * What Terraform sends to `store` and expects back from `get` is a JSON object whose
  * `token`, when present, is a string; every other property is kept as it is, because the
@@ -20,8 +23,13 @@ export const MAX_CREDENTIALS_BYTES = 64 * 1024;
 export function parseCredentialsObject(text: string, source: string): string {
   // JSON's own white space only (RFC 8259: space, tab, LF, CR): trim() would also take
   // NBSP, U+2028, U+3000, VT, FF and a BOM, which no JSON parser in Terraform accepts. (One
-  // BOM at the very start of stdin is dropped earlier, by the reader: read-input.ts.)
-  const trimmed = text.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, "");
+  // BOM at the very start of stdin is dropped earlier, by the reader: read-input.ts.) A
+  // loop, not replace(/…/g), whose first call compiles a builtin (~60 µs of every store).
+  let start = 0;
+  let end = text.length;
+  while (start < end && JSON_WHITE_SPACE.includes(text.charAt(start))) start++;
+  while (end > start && JSON_WHITE_SPACE.includes(text.charAt(end - 1))) end--;
+  const trimmed = text.slice(start, end);
   if (trimmed === "") {
     throw new CliError(`${source} is empty: expected a JSON object such as {"token":"..."}`);
   }

@@ -12,7 +12,10 @@ export function sessionBusAddresses(env: Env): SocketAddress[] {
   const address = env.DBUS_SESSION_BUS_ADDRESS;
   if (address === undefined || address === "") {
     const runtime = env.XDG_RUNTIME_DIR;
-    return runtime ? [{ path: `${runtime.replace(/\/+$/, "")}/bus` }] : [];
+    if (!runtime) return [];
+    let end = runtime.length;
+    while (end > 0 && runtime[end - 1] === "/") end--;
+    return [{ path: `${runtime.slice(0, end)}/bus` }];
   }
   return parseBusAddress(address);
 }

@@ -378,7 +378,9 @@ export class BusConnection {
       if (end - consumed > MAX_AUTH_BYTES) {
         throw new BusUnavailable("the D-Bus session bus sent an overlong authentication line");
       }
-      const line = (this.authText + latin1(bytes.subarray(consumed, end))).replace(/\r$/, "");
+      const received = this.authText + latin1(bytes.subarray(consumed, end));
+      // Not replace(/\r$/): a regular expression's replace() compiles a builtin (~60 µs).
+      const line = received.endsWith("\r") ? received.slice(0, -1) : received;
       consumed = end + 1;
       this.authText = "";
       if (line.startsWith("OK ")) {
