@@ -5,10 +5,19 @@
  * round runs the three in a rotating order, and the figures are medians of the per-round
  * ratios. Also the peak RSS of a `get`, a bare Bun start as the floor, and sizes.
  *   npm run bench [-- --rounds 30]
+ *
+ * `--against OTHER` compares the built helper with another build of it instead: four fresh
+ * copies, OTHER, the build, OTHER again and the build again, made one after another just
+ * before the timing, each round in a rotating order. A binary's age in the page cache alone
+ * changes its time on some machines (docs/speed.md), so only copies made together compare;
+ * the second copy of OTHER against the first shows the noise.
+ *   npm run bench -- --against /tmp/old-build [--rounds 150]
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import {
+  chmodSync,
   closeSync,
+  copyFileSync,
   constants,
   existsSync,
   mkdtempSync,
@@ -27,7 +36,9 @@ import { startKeyringSession } from "../test/support/keyring-session.ts";
 import { packageDir, packageVersion, ROOT } from "./packages.ts";
 import { hostTarget, TARGETS } from "./targets.ts";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "30" } } });
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "30" }, against: { type: "string" } },
+});
 const rounds = Number(values.rounds);
 const helper = requireBuiltHelper();
 const SERVICE = "bench";
@@ -94,12 +105,13 @@ type Verb = "get" | "store" | "forget";
 type Tool = () => number;
 const attributes = ["service", "secret-tool-bench", "username", HOST];
 const dockerEntry = JSON.stringify({ ServerURL: DOCKER_URL, Username: "bench", Secret: SECRET });
-const tools: Record<string, Record<Verb, Tool>> = {
-  helper: {
-    get: () => timed(helper, ["--service", SERVICE, "get", HOST]),
-    store: () => timed(helper, ["--service", SERVICE, "store", HOST], OBJECT),
-    forget: () => timed(helper, ["--service", SERVICE, "forget", HOST]),
-  },
+const helperTools = (binary: string): Record<Verb, Tool> => ({
+  get: () => timed(binary, ["--service", SERVICE, "get", HOST]),
+  store: () => timed(binary, ["--service", SERVICE, "store", HOST], OBJECT),
+  forget: () => timed(binary, ["--service", SERVICE, "forget", HOST]),
+});
+const anchorTools: Record<string, Record<Verb, Tool>> = {
+  helper: helperTools(helper),
   // On its own entry in the same collection, with the same size of secret.
   "secret-tool": {
     get: () => timed("secret-tool", ["lookup", ...attributes]),
@@ -112,6 +124,7 @@ const tools: Record<string, Record<Verb, Tool>> = {
     forget: () => timed(DOCKER, ["erase"], DOCKER_URL),
   },
 };
+const tools = values.against === undefined ? anchorTools : pairedCopies(values.against);
 const names = Object.keys(tools);
 
 // The floor: the binary's own Bun runtime starting and doing nothing, which every call pays
@@ -135,6 +148,52 @@ try {
       for (const name of order) times[verb][name]!.push(tools[name]![verb]());
     }
   }
+  if (values.against !== undefined) {
+    reportPairs();
+  } else {
+    anchorsAndSizes();
+  }
+} finally {
+  await session.close();
+  rmSync(cwd, { recursive: true, force: true });
+}
+
+/** The copies `--against` times: `other` and the build, twice each, fresh from one moment. */
+function pairedCopies(other: string): Record<string, Record<Verb, Tool>> {
+  const copies: Record<string, Record<Verb, Tool>> = {};
+  for (const [name, source] of [
+    ["other", other],
+    ["built", helper],
+    ["other again", other],
+    ["built again", helper],
+  ] as const) {
+    const copy = path.join(cwd, name.replace(" ", "-"));
+    copyFileSync(source, copy);
+    chmodSync(copy, 0o755);
+    copies[name] = helperTools(copy);
+  }
+  return copies;
+}
+
+function reportPairs(): void {
+  console.log(
+    `${rounds} rounds per verb, order rotated; each copy against the first copy of ${values.against ?? ""}: median of the per-round ratios (p10-p90)`,
+  );
+  console.log("");
+  console.log("| verb | copy | ms | ratio |");
+  console.log("| ---- | ---- | -- | ----- |");
+  for (const [verb, byCopy] of Object.entries(times)) {
+    const reference = byCopy[names[0]!]!;
+    for (const name of names) {
+      const ratios = byCopy[name]!.map((value, i) => value / reference[i]!);
+      console.log(
+        `| ${verb} | ${name} | ${quantile(byCopy[name]!, 0.5).toFixed(2)} | ${quantile(ratios, 0.5).toFixed(3)}x (${quantile(ratios, 0.1).toFixed(2)}-${quantile(ratios, 0.9).toFixed(2)}) |`,
+      );
+    }
+  }
+}
+
+function anchorsAndSizes(): void {
   if (existsSync(bareBun)) {
     tools["secret-tool"]!.store();
     times["bun -e 0"] = { helper: [], "secret-tool": [] };
@@ -154,9 +213,6 @@ try {
     [DOCKER]: peakRss([DOCKER, "get"], DOCKER_URL),
   };
   report(rss);
-} finally {
-  await session.close();
-  rmSync(cwd, { recursive: true, force: true });
 }
 
 function peakRss(command: string[], input?: string): number | undefined {
