@@ -30,14 +30,16 @@ export function normalizeHostname(input: string): Hostname {
   };
 
   // These would surface below as a bad port or a bad character; say what the person
-  // most likely did instead.
+  // most likely did instead. None of them can fail on a plain name.
   if (input === "") fail("empty");
-  if (input.includes("://")) fail("expected a hostname, not a URL");
-  if (input.startsWith("[") || IPV6_LIKE.test(input)) fail("IPv6 literals are not supported");
-  if (input.includes("@")) fail("user information is not allowed");
-  if (/[/\\?#]/.test(input)) fail("expected a hostname, not a URL or path");
-  if (/\p{Cc}/u.test(input)) fail("contains a control character");
-  if (/\p{White_Space}/u.test(input)) fail("contains whitespace");
+  if (!isPlainName(input)) {
+    if (input.includes("://")) fail("expected a hostname, not a URL");
+    if (input.startsWith("[") || IPV6_LIKE.test(input)) fail("IPv6 literals are not supported");
+    if (input.includes("@")) fail("user information is not allowed");
+    if (/[/\\?#]/.test(input)) fail("expected a hostname, not a URL or path");
+    if (/\p{Cc}/u.test(input)) fail("contains a control character");
+    if (/\p{White_Space}/u.test(input)) fail("contains whitespace");
+  }
 
   // Like svchost, everything after the first colon is the port.
   const colon = input.indexOf(":");
@@ -59,6 +61,7 @@ const MAX_LABEL_LENGTH = 63;
 const MAX_NAME_LENGTH = 253;
 const ACE_PREFIX = "xn--";
 const HYPHEN = 0x2d;
+const DOT = 0x2e;
 
 // Appended before calling Node's WHATWG domain functions, stripped after: the WHATWG host
 // parser reads a name whose last label is numeric as IPv4 (`127.1` → `127.0.0.1`,
@@ -68,8 +71,26 @@ const GUARD = ".a";
 
 const utf8 = new TextEncoder();
 
-/** ASCII letters, digits, "-" and ".", and no label that begins with punycode's "xn--". */
-const PLAIN_ASCII = /^(?!xn--)(?!.*\.xn--)[a-z0-9.-]*$/i;
+/**
+ * Whether `name` is ASCII letters, digits, "-" and "." only, with no label that begins with
+ * punycode's "xn--" (in any case): such a name, every name Terraform's services use, is its
+ * own IDNA form lowercased, and no check for a URL, an IPv6 literal, user information, a
+ * control character, white space or a character STD3 refuses can fail on it. A loop: the
+ * regular expressions of those checks cost a call ~0.15 ms to compile (docs/speed.md).
+ */
+function isPlainName(name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    const code = name.charCodeAt(i);
+    const letter = (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+    const digit = code >= 0x30 && code <= 0x39;
+    if (!letter && !digit && code !== HYPHEN && code !== DOT) return false;
+    const labelStart = i === 0 || name.charCodeAt(i - 1) === DOT;
+    if (labelStart && name.slice(i, i + ACE_PREFIX.length).toLowerCase() === ACE_PREFIX) {
+      return false;
+    }
+  }
+  return true;
+}
 
 /** Returns `:port` without leading zeros, or "" for the default port. */
 function portSuffix(host: string, digits: string, fail: (reason: string) => never): string {
@@ -88,15 +109,15 @@ function portSuffix(host: string, digits: string, fail: (reason: string) => neve
 
 /** The host part (no port) in lowercase ASCII; a single trailing dot is kept, as svchost does. */
 function toAsciiName(host: string, fail: (reason: string) => never): string {
+  const plain = isPlainName(host);
   // STD3 rules: in ASCII only letters, digits, "-" and "." (Go's Lookup profile). WHATWG,
   // which Node implements, would let "_" or "*" through and percent-decode "%41".
-  const bad = /[^A-Za-z0-9.\-\P{ASCII}]/u.exec(host);
+  const bad = plain ? null : /[^A-Za-z0-9.\-\P{ASCII}]/u.exec(host);
   if (bad) fail(`${quote(bad[0])} is not allowed in a hostname`);
 
-  // A name of letters, digits, "-" and "." with no punycode label is its own IDNA form,
-  // lowercased (UTS #46 maps nothing else in ASCII, and its checks below see the same
-  // labels): such a name, every name Terraform's services use, never loads node:url (~1 ms).
-  const idna = PLAIN_ASCII.test(host) ? undefined : builtin("node:url");
+  // A plain name is its own IDNA form, lowercased (UTS #46 maps nothing else in ASCII, and
+  // its checks below see the same labels): it never loads node:url (~1 ms).
+  const idna = plain ? undefined : builtin("node:url");
 
   // UTS #46 non-transitional mapping and validation (case folding, full-width forms and
   // ideographic full stops, NFC, punycode decoding and checking, ContextJ joiners, leading
@@ -112,7 +133,9 @@ function toAsciiName(host: string, fail: (reason: string) => never): string {
   const ascii = mapped.slice(0, -GUARD.length);
   // Mapping can yield characters STD3 forbids ("⑴" → "(1)", "＿" → "_"); Go refuses
   // these characters outright.
-  if (/[^a-z0-9.-]/.test(ascii)) fail("contains a character that is not allowed in a hostname");
+  if (!plain && /[^a-z0-9.-]/.test(ascii)) {
+    fail("contains a character that is not allowed in a hostname");
+  }
 
   const labels = ascii.split(".");
   const rooted = labels.length > 1 && labels[labels.length - 1] === "";
