@@ -105,10 +105,11 @@ type Verb = "get" | "store" | "forget";
 type Tool = () => number;
 const attributes = ["service", "secret-tool-bench", "username", HOST];
 const dockerEntry = JSON.stringify({ ServerURL: DOCKER_URL, Username: "bench", Secret: SECRET });
-const helperTools = (binary: string): Record<Verb, Tool> => ({
-  get: () => timed(binary, ["--service", SERVICE, "get", HOST]),
-  store: () => timed(binary, ["--service", SERVICE, "store", HOST], OBJECT),
-  forget: () => timed(binary, ["--service", SERVICE, "forget", HOST]),
+/** A build's three verbs on the entry of `service` (one entry per tool: a forget deletes one). */
+const helperTools = (binary: string, service = SERVICE): Record<Verb, Tool> => ({
+  get: () => timed(binary, ["--service", service, "get", HOST]),
+  store: () => timed(binary, ["--service", service, "store", HOST], OBJECT),
+  forget: () => timed(binary, ["--service", service, "forget", HOST]),
 });
 const anchorTools: Record<string, Record<Verb, Tool>> = {
   helper: helperTools(helper),
@@ -170,7 +171,7 @@ function pairedCopies(other: string): Record<string, Record<Verb, Tool>> {
     const copy = path.join(cwd, name.replace(" ", "-"));
     copyFileSync(source, copy);
     chmodSync(copy, 0o755);
-    copies[name] = helperTools(copy);
+    copies[name] = helperTools(copy, `${SERVICE}-${name.replace(" ", "-")}`);
   }
   return copies;
 }

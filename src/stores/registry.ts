@@ -69,7 +69,12 @@ export function storesOn(platform: NodeJS.Platform): StoreDescription[] {
 export function storeFor(backend: string, platform: NodeJS.Platform): StoreDescription {
   const here = storesOn(platform);
   let store: StoreDescription | undefined;
-  for (const candidate of here) if (candidate.name === backend) store ??= candidate;
+  for (const candidate of here) {
+    if (candidate.name === backend) {
+      store = candidate;
+      break;
+    }
+  }
   if (store === undefined) {
     const elsewhere = STORES.filter(({ name }) => name === backend).flatMap(
       ({ platforms }) => platforms,

@@ -90,7 +90,7 @@ export async function withStoreLock<T>(
 }
 
 /** "0.4 s" for a moment, whole seconds for anything a person would count. */
-function heldFor(ageMs: number): string {
+export function heldFor(ageMs: number): string {
   const seconds = ageMs / 1000;
   return seconds < 10 ? `${Number(seconds.toFixed(1))} s` : `${Math.round(seconds)} s`;
 }

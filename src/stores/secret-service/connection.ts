@@ -341,7 +341,12 @@ export class BusConnection {
       () => {
         // The oldest unanswered call is what hangs; a wait for a signal only if no call is left.
         let hung: Pending | undefined;
-        for (const [key, pending] of this.pending) if (key > 0) hung ??= pending;
+        for (const [key, pending] of this.pending) {
+          if (key > 0) {
+            hung = pending;
+            break;
+          }
+        }
         hung ??= this.pending.values().next().value;
         this.fail(new DeadlineExpired(hung?.what ?? "the bus", hung?.destination));
       },

@@ -122,7 +122,7 @@ function showsWhatItIs(
 ): boolean {
   if (attributes === undefined) return false;
   for (const name of attributes.keys()) if (name.startsWith(HASHED)) return false;
-  for (const name in query) if (attributes.get(name) !== query[name]) return false;
+  for (const name of Object.keys(query)) if (attributes.get(name) !== query[name]) return false;
   return true;
 }
 

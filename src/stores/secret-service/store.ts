@@ -212,7 +212,12 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
         ]);
         // gnome-keyring leaves out an item deleted since the search: search again.
         let missing: string | undefined;
-        for (const item of candidates) if (!found.has(item)) missing ??= item;
+        for (const item of candidates) {
+          if (!found.has(item)) {
+            missing = item;
+            break;
+          }
+        }
         if (!last && missing !== undefined) throw new ItemGone(missing);
         const texts: string[] = [];
         for (const item of candidates) {

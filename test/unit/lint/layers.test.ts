@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, test } from "node:test";
+import { existsSync } from "node:fs";
 import { ESLint } from "eslint";
 import tseslint from "typescript-eslint";
+import { PROTOCOL_PATH_FILES } from "../../../eslint.config.js";
 
 /**
  * Each layer rule of eslint.config.js, held by planting an import that breaks it (and one
@@ -10,8 +12,9 @@ import tseslint from "typescript-eslint";
  * files are never written: ESLint lints them as text under their would-be paths, without
  * type information (the layer rules need none).
  */
+const ROOT = path.join(import.meta.dirname, "../../..");
 const eslint = new ESLint({
-  cwd: path.join(import.meta.dirname, "../../.."),
+  cwd: ROOT,
   overrideConfig: [{ files: ["**/*.ts"], ...tseslint.configs.disableTypeChecked }],
 });
 
@@ -118,11 +121,18 @@ describe("the protocol path's loops (eslint.config.js)", () => {
       .filter(({ ruleId }) => ruleId === "no-restricted-properties")
       .map(({ message }) => message);
   };
-  for (const file of ["src/stores/secret-service/wire.ts", "src/protocol/hostname.ts"]) {
-    test(`a planted map(), forEach() or Array.from() in ${file} fails lint, a loop passes`, async () => {
-      for (const call of ["xs.map((x) => x)", "xs.forEach(String)", "Array.from(xs)"]) {
+  const calls = ["xs.map((x) => x)", "xs.forEach(String)", "xs.find(Boolean)", "Array.from(xs)"];
+  for (const file of PROTOCOL_PATH_FILES) {
+    test(`${file}: a planted map(), forEach(), find() or Array.from() fails lint, a loop passes`, async () => {
+      assert.ok(existsSync(path.join(ROOT, file)), `${file} is listed but does not exist`);
+      for (const call of calls) {
         const source = `const xs = [1];\nexport const ys = ${call};\n`;
-        assert.notDeepEqual(await findings(file, source), [], `${call} in ${file}`);
+        const messages = await findings(file, source);
+        assert.equal(messages.length, 1, `${call} in ${file}`);
+        assert.match(
+          messages[0] ?? "",
+          /^'.*' is restricted from being used\. a protocol call runs this/,
+        );
       }
       const loop =
         "const xs = [1];\nexport const ys: number[] = [];\nfor (const x of xs) ys.push(x);\n";
