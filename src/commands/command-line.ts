@@ -37,6 +37,24 @@ export function withVariable(
 }
 
 /**
+ * `words` as a command a person pastes, in the profile this call runs in: with the variable
+ * that chose the CLI config set for it (`profileVariable`).
+ */
+export function commandInProfile(
+  words: readonly string[],
+  machine: {
+    readonly env: Readonly<Record<string, string | undefined>>;
+    readonly platform: NodeJS.Platform;
+  },
+): string {
+  return withVariable(
+    profileVariable(machine.env),
+    commandLine(words, machine.platform),
+    machine.platform,
+  );
+}
+
+/**
  * The variable that chose the CLI config (a profile), for commands printed for people: run
  * without it, they would use the default file instead.
  */

@@ -27,10 +27,9 @@ import { viewsOf } from "./read-view.ts";
 import { captureCommand } from "../system/run-command.ts";
 import {
   argsWithout,
+  commandInProfile,
   commandLine,
   helperArgs as shortestArgs,
-  profileVariable,
-  withVariable,
 } from "./command-line.ts";
 import { helperCommand, linksTo } from "./command-link.ts";
 import { renderCredentialsHelper } from "../terraform/cli-config.ts";
@@ -86,12 +85,18 @@ export async function runDoctor(
   // TF_CLI_CONFIG_FILE chose: without it, "install" would write the default file.
   const executable =
     installation.status === "fail" ? io.execPath : helperCommand(io, locations.helperInstallPath);
-  const inProfile = (words: readonly string[]) =>
-    withVariable(profileVariable(io.env), commandLine(words, io.platform), io.platform);
+  const inProfile = (words: readonly string[]) => commandInProfile(words, io);
   const runnable = (...words: string[]) => inProfile([executable, ...helperArgs, ...words]);
   // First in the report; checked here, once a fix can name the command that switches stores.
   const switchTo = (backend: GlobalOptions["backend"]) =>
-    inProfile([executable, ...withBackend(helperArgs, backend), "install", "--force"]);
+    inProfile([
+      executable,
+      "--backend",
+      backend,
+      ...argsWithout(helperArgs, ["backend"]),
+      "install",
+      "--force",
+    ]);
   // terraform stacks finds a host only in credentials.tfrc.json or a variable.
   const stacksNote = (hosts: readonly string[]) =>
     stacksHostnameNote(
@@ -300,7 +305,7 @@ async function installationCheck(
       status: "fail",
       title: `not installed: ${target} is missing or does not run`,
       details,
-      fix: `run "${withVariable(profileVariable(io.env), commandLine([io.execPath, ...helperArgs, "install"], io.platform), io.platform)}"`,
+      fix: `run "${commandInProfile([io.execPath, ...helperArgs, "install"], io)}"`,
     };
   }
   if (installed !== version) {
@@ -308,7 +313,7 @@ async function installationCheck(
       status: "warn",
       title: `installed ${target} is version ${installed}, this one is ${version}`,
       details,
-      fix: `run "${withVariable(profileVariable(io.env), commandLine([io.execPath, ...helperArgs, "install"], io.platform), io.platform)}" to replace it`,
+      fix: `run "${commandInProfile([io.execPath, ...helperArgs, "install"], io)}" to replace it`,
     };
   }
   return {
@@ -521,17 +526,6 @@ function shadowCheck(views: Readonly<Record<Tool, TerraformView>>, helper: strin
         details,
         ...(fixes.length > 0 ? { fix: fixes.join("; then ") } : {}),
       };
-}
-
-/** `args` with `--backend backend` in place of any --backend they had. */
-function withBackend(args: readonly string[], backend: GlobalOptions["backend"]): string[] {
-  const rest: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? "";
-    if (arg === "--backend") i++;
-    else if (!arg.startsWith("--backend=")) rest.push(arg);
-  }
-  return ["--backend", backend, ...rest];
 }
 
 function helperFilesIn(dir: string): string[] {

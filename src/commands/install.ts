@@ -16,7 +16,7 @@ import { PROBE_TIMEOUT_SECONDS, type StoreDescription } from "../stores/store-de
 import { storeFor, storesHere } from "../stores/registry.ts";
 import { deadlineIn, timeoutGiven, timeoutSeconds } from "../system/deadline.ts";
 import { helperCommand, planCommandLink, type CommandLink } from "./command-link.ts";
-import { commandLine, profileVariable, withVariable } from "./command-line.ts";
+import { commandInProfile, profileVariable } from "./command-line.ts";
 import { exposuresOf, type Exposure } from "./writable-by-others.ts";
 import {
   commitAll,
@@ -227,11 +227,7 @@ export function planInstall(
   });
   // The same store again: a bare install would follow the defaults and be refused, or with
   // --force replace this block with the keychain's.
-  const installAgain = withVariable(
-    profileVariable(machine.env),
-    commandLine([target, ...helperArgs, "install"], machine.platform),
-    machine.platform,
-  );
+  const installAgain = commandInProfile([target, ...helperArgs, "install"], machine);
   const link = planCommandLink(machine, target, installAgain);
   const exposures = exposuresOf(
     [path.dirname(target), ...(link.kind === "link" ? [path.dirname(link.path)] : [])],
