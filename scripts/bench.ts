@@ -168,10 +168,11 @@ function pairedCopies(other: string): Record<string, Record<Verb, Tool>> {
     ["other again", other],
     ["built again", helper],
   ] as const) {
-    const copy = path.join(cwd, name.replace(" ", "-"));
+    const slug = name.replace(" ", "-");
+    const copy = path.join(cwd, slug);
     copyFileSync(source, copy);
     chmodSync(copy, 0o755);
-    copies[name] = helperTools(copy, `${SERVICE}-${name.replace(" ", "-")}`);
+    copies[name] = helperTools(copy, `${SERVICE}-${slug}`);
   }
   return copies;
 }

@@ -80,7 +80,7 @@ export function storeFor(backend: string, platform: NodeJS.Platform): StoreDescr
       ({ platforms }) => platforms,
     );
     throw new CliError(
-      `--backend ${quote(backend)} ${elsewhere.length === 0 ? "is no store" : `serves only ${listed(elsewhere)}`}: here use ${listed(here.map(({ name }) => name))}`,
+      `--backend ${quote(backend)} ${elsewhere.length === 0 ? "is no store" : `serves only ${listed(elsewhere)}`}: here use ${listed(namesOf(here))}`,
       ExitCode.Usage,
     );
   }
@@ -118,7 +118,10 @@ function listed(names: readonly string[]): string {
     : `${names.slice(0, -1).join(", ")} or ${names.at(-1) ?? ""}`;
 }
 
-/** Each store's name. A loop: evaluated as every call loads, where `map` costs its compile. */
+/**
+ * Each store's name. A loop: BACKENDS is evaluated as every call loads, where `map` costs
+ * its compile.
+ */
 function namesOf(stores: readonly StoreDescription[]): string[] {
   const names: string[] = [];
   for (const { name } of stores) names.push(name);
