@@ -222,14 +222,17 @@ async function storeChecks(
     // The other store works here (a headless machine without D-Bus, with pass set up): the
     // way out is to switch the helper to it, which install --force does, block and all.
     const other = others.find(([, probe]) => probe.status === "ok")?.[0];
-    const fixes = [
-      ...(chosen.fix ? [renderNeeded(chosen.fix)] : []),
-      ...(other === undefined
-        ? []
-        : [
-            `${chosen.fix ? "or use" : "use"} ${storeTitle(other, io.platform)}: run "${switchTo(other)}"`,
-          ]),
-    ];
+    const chosenFix = chosen.fix ? renderNeeded(chosen.fix) : undefined;
+    const fixes = chosenFix === undefined ? [] : [chosenFix];
+    if (other !== undefined) {
+      const command = switchTo(other);
+      // Unless the chosen store's fix is that very switch (no session bus: use pass).
+      if (chosenFix?.includes(`"${command}"`) !== true) {
+        fixes.push(
+          `${chosenFix ? "or use" : "use"} ${storeTitle(other, io.platform)}: run "${command}"`,
+        );
+      }
+    }
     return [
       {
         status: chosen.status,

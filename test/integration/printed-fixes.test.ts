@@ -194,6 +194,11 @@ describe("the printed fixes for GNOME Keyring without a desktop", { skip: ONLY_O
     assert.match(failed.stderr, /^could not write to the keychain: no D-Bus session bus/);
     const command = printedCommand(failed.stderr, "install --force");
     assert.equal(command, `${requireBuiltHelper()} --backend pass install --force`);
+    // doctor, in the same state, gives the switch once: the keychain's own fix is that switch.
+    const doctor = (await runHelper(["doctor"], { env: pass.env })).stdout.split("\n");
+    const keychainFix =
+      doctor[doctor.findIndex((line) => line.includes("store --backend keychain")) + 1];
+    assert.equal(keychainFix?.split("--backend pass install --force").length, 2, doctor.join("\n"));
     const ran = await runInShell(command, pass.env, "");
     assert.equal(ran.code, 0, `"${command}" failed: ${ran.output}`);
     // No user directory on PATH: the note's command, run once ~/.local/bin is on it, links
