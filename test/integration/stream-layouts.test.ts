@@ -234,7 +234,8 @@ describe(
               : answer.code !== 0 && now === `${token(seed)}\n`;
             if (!expected)
               wrong.push(`${layout.join(", ")}: ${JSON.stringify(answer)}, then ${now}`);
-            assert.equal((await explicit("store", token(seed))).code, 0);
+            const restored = await explicit("store", token(seed));
+            assert.equal(restored.code, 0, restored.stderr);
           }
           assert.deepEqual(wrong, [], `layouts (stdin, stdout, stderr) with another answer`);
         });
@@ -246,7 +247,8 @@ describe(
             const now = (await explicit("get")).stdout;
             if (!(answer.code === 0 && now === "{}\n"))
               wrong.push(`${layout.join(", ")}: ${JSON.stringify(answer)}, then ${now}`);
-            assert.equal((await explicit("store", token(seed))).code, 0);
+            const restored = await explicit("store", token(seed));
+            assert.equal(restored.code, 0, restored.stderr);
           }
           assert.deepEqual(wrong, [], `layouts (stdin, stdout, stderr) with another answer`);
         });
