@@ -118,7 +118,7 @@ export function stageReplacement(file: string, content: string, newMode = 0o600)
     before,
   );
   const copy = stagedAt(temp, file);
-  if (before === undefined || (before.nlink === 1 && ownerKept)) return copy;
+  if (before === undefined || (before.nlink <= 1 && ownerKept)) return copy;
   return {
     target: file,
     commit: () => writeInPlace(file, bytes, before, temp),
