@@ -221,11 +221,13 @@ function sixteenBytes(bytes: readonly number[]): Uint8Array {
 
 /**
  * verify.go `validHostname`: labels of ASCII letters, digits, `-` (not first) and `_`, none
- * empty; a pattern may have `*` as its whole first label; an input may end in one dot.
+ * empty; a pattern may have `*` as its whole first label, but not be `*` alone; an input
+ * may end in one dot.
  */
 function validHostname(host: string, isPattern: boolean): boolean {
   const name = isPattern ? host : host.replace(/\.$/, "");
-  if (name.length === 0) return false;
+  // A bare wildcard is no valid DNS name (RFC 6125): Go 1.23 refuses it as a pattern too.
+  if (name.length === 0 || name === "*") return false;
   return name.split(".").every((part, index) => {
     if (part === "") return false;
     if (isPattern && index === 0 && part === "*") return true;

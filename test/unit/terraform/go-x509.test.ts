@@ -72,6 +72,13 @@ describe("verifyHostname (verify.go VerifyHostname)", () => {
     assert.equal(verifyHostname(cert, "w.example.com"), false);
   });
 
+  test("a bare wildcard is no pattern: it matches no one-label name, only itself", async () => {
+    const cert = parseCertificate(await der(["DNS:*"]));
+    assert.equal(verifyHostname(cert, "tlsbare"), false);
+    // Go always allows a perfect match of names that are no valid host names.
+    assert.equal(verifyHostname(cert, "*"), true);
+  });
+
   test("IP addresses only against IP SANs, v4 and v4-in-v6 alike, in brackets or not", async () => {
     const cert = parseCertificate(await der(["IP:127.0.0.1", "IP:::1", "DNS:10.0.0.1"]));
     assert.equal(verifyHostname(cert, "127.0.0.1"), true);
