@@ -147,7 +147,14 @@ function writeInPlace(file: string, bytes: Uint8Array, before: Stats, temp: stri
     removeQuietly(temp);
     throw writeFailure(file, error);
   }
-  const now = fstatSync(fd);
+  let now;
+  try {
+    now = fstatSync(fd);
+  } catch (error) {
+    closeQuietly(fd);
+    removeQuietly(temp);
+    throw writeFailure(file, error);
+  }
   if (now.ino !== before.ino || now.dev !== before.dev) {
     closeQuietly(fd);
     removeQuietly(temp);
