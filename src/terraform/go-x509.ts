@@ -10,7 +10,9 @@ import { addressBytes } from "./go-network.ts";
  * rules) judges otherwise: the host name is checked as `(*Certificate).VerifyHostname`
  * checks it, and the signature algorithms `checkSignature` refuses are refused. The chain
  * itself (issuers, validity, key usage) is left to the TLS library, which agrees with Go
- * there. Pure: a certificate's DER in, a verdict out.
+ * there; the runtime shows only the leaf, so an intermediate signed with SHA-1 is not seen
+ * here. On every platform, though Go on Windows and macOS asks the system's verifier
+ * (root_windows.go, root_darwin.go `systemVerify`). Pure: a certificate's DER in, a verdict out.
  */
 
 /** What Go's parser (parser.go `parseCertificate`) keeps of a certificate, for these checks. */
