@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { CliError } from "../errors.ts";
-import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
+import { hostnameForComparison, type Hostname } from "../protocol/hostname.ts";
 import { parseStorableObject } from "../protocol/credentials-object.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import { credentialsFileWithout, parseCredentialsFile } from "../terraform/credentials-file.ts";
@@ -187,7 +187,7 @@ function decide(
     if (entry.host !== undefined) return [];
     let reason = "not a hostname";
     try {
-      normalizeHostname(entry.label);
+      hostnameForComparison(entry.label);
     } catch (error) {
       reason = (error as Error).message;
     }

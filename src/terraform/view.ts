@@ -1,6 +1,6 @@
 import path from "node:path";
 import { CliError } from "../errors.ts";
-import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
+import { hostnameForComparison, type Hostname } from "../protocol/hostname.ts";
 import { findCredentialsBlockItems, findCredentialsHelpers } from "./cli-config.ts";
 import { parseCredentialsFile } from "./credentials-file.ts";
 import { terraformLocations, type LocationInputs, type TerraformLocations } from "./locations.ts";
@@ -339,9 +339,10 @@ function misspellings(attributes: CredentialsEntry["attributes"]): string[] {
     .filter((name) => name !== "token" && name.toLowerCase() === "token");
 }
 
+/** svchost `ForComparison`, as `credentialsSource` applies it: a label it refuses is ignored. */
 function hostOrUndefined(label: string): Hostname | undefined {
   try {
-    return normalizeHostname(label);
+    return hostnameForComparison(label);
   } catch {
     return undefined;
   }
