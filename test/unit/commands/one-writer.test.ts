@@ -30,6 +30,13 @@ function setUp(t: TestContext) {
   const json = box.inHome(".terraform.d", "credentials.tfrc.json");
   const executable = path.join(box.root, "opt", "terraform-credentials-keychain");
   box.write(executable, "#!/bin/sh\necho 0.0.0-test\n", 0o755);
+  // Installed where Terraform looks, so that import moves (it refuses where Terraform would
+  // run no helper of ours).
+  box.write(
+    box.inHome(".terraform.d", "plugins", "terraform-credentials-keychain"),
+    "#!/bin/sh\necho 0.0.0-test\n",
+    0o755,
+  );
   const store = createMemoryStore();
   const invoke = async (argv: readonly string[]) => {
     const io = createFakeIo({
