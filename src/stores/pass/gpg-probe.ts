@@ -148,6 +148,13 @@ async function runGpg(
     case "signalled":
     case "timed-out":
       return { ...outcome, timedOut: outcome.kind === "timed-out" };
+    case "too-much-output":
+      return {
+        code: null,
+        stdout: "",
+        stderr: `gpg wrote more than ${outcome.limit} to ${outcome.stream} and was ended`,
+        timedOut: false,
+      };
     case "not-found":
     case "not-executable":
     case "too-big":

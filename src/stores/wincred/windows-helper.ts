@@ -60,6 +60,11 @@ export async function findWindowsHelper(env: Env, deadline: Deadline): Promise<W
         "windows-side-hung",
       );
     }
+    if (run.kind === "too much output") {
+      throw new CliError(
+        `${path.win32.basename(program)} wrote more than ${run.limit} to ${run.stream}, more than any answer holds, and was ended`,
+      );
+    }
     if (run.kind === "not started") {
       throw windowsSideError(
         `WSL could not start ${program} (${run.reason})`,
