@@ -12,9 +12,10 @@ export const OWN_GROUP = process.platform !== "win32";
  * The names (the kernel's `comm`: the executable's name, never its arguments, which may
  * hold anything) of the live processes in the group `group`, read from Linux's /proc;
  * undefined where there is none to read (macOS, /proc hidden). A zombie, dead but not yet
- * reaped by its new parent, is not counted.
+ * reaped by its new parent, is not counted. With `leader` false, the group's leader (the
+ * command we started, whatever it has exec'd since) is left out.
  */
-export function groupMembers(group: number): string[] | undefined {
+export function groupMembers(group: number, leader = true): string[] | undefined {
   let pids: string[];
   try {
     pids = readdirSync("/proc").filter((name) => /^[0-9]+$/.test(name));
@@ -32,7 +33,8 @@ export function groupMembers(group: number): string[] | undefined {
     // "PID (COMM) STATE PPID PGRP ...": COMM may hold ") ", so split at the last one.
     const end = stat.lastIndexOf(") ");
     const [state, , pgrp] = stat.slice(end + 2).split(" ");
-    if (Number(pgrp) === group && state !== "Z") names.push(stat.slice(stat.indexOf("(") + 1, end));
+    if (Number(pgrp) !== group || state === "Z" || (!leader && Number(pid) === group)) continue;
+    names.push(stat.slice(stat.indexOf("(") + 1, end));
   }
   return names;
 }

@@ -98,8 +98,8 @@ type CapturedOutcome =
       readonly stdout: string;
       readonly stderr: string;
       /**
-       * The names of the programs of its group still running at the deadline (`pass`,
-       * `git`, `sh`: no arguments), where /proc tells; undefined where it does not.
+       * The names of the programs it started that still ran at the deadline (`gpg`, `git`,
+       * `sh`: no arguments; not the command itself), where /proc tells; undefined where not.
        */
       readonly running?: readonly string[];
     }
@@ -218,7 +218,7 @@ export function captureCommand(
     };
     const atDeadline = () =>
       end(() => {
-        const running = group === undefined ? undefined : groupMembers(group);
+        const running = group === undefined ? undefined : groupMembers(group, false);
         return {
           kind: "timed-out",
           code: null,

@@ -44,9 +44,10 @@ export function startFailure(
 }
 
 /**
- * `pass` still running at the deadline, with `running` the names of what its process group
+ * `pass` still running at the deadline, with `running` the names of what it had started and
  * still ran then (undefined where /proc does not tell): gpg waiting for a passphrase or an
- * agent is the common case; anything else (git, a hook's children) is named instead.
+ * agent is the common case; anything else (git, a hook's children) is named instead. pass's
+ * own subshells carry its name, and are not named.
  */
 export function timeoutFailure(
   args: readonly string[],
