@@ -19,6 +19,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { linuxOnly } from "../support/keychain-backends.ts";
 import { runHelperMeasured } from "../support/peak-memory.ts";
+import { startPassSession } from "../support/pass-session.ts";
 import { assertOneLineFailure } from "../support/protocol-suite.ts";
 
 /** Generous on a loaded 2-core machine: the bounds are against seconds and gigabytes. */
@@ -47,6 +48,23 @@ async function groupEnded(group: number): Promise<string[]> {
   for (;;) {
     const live = liveInGroup(group);
     if (live.length === 0 || performance.now() > until) return live;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Waits, up to a bound that holds on a loaded machine, until `pid` is gone (or a zombie). */
+async function processEnded(pid: number): Promise<boolean> {
+  const until = performance.now() + 10_000;
+  for (;;) {
+    let state = "gone";
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      state = stat.slice(stat.lastIndexOf(") ") + 2).split(" ")[0] ?? "gone";
+    } catch {
+      // gone
+    }
+    if (state === "gone" || state === "Z") return true;
+    if (performance.now() > until) return false;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -127,5 +145,40 @@ describe(
       assert.ok(Number(readFileSync(grandchildFile, "utf8")) > 0);
       assert.deepEqual(await groupEnded(group), []);
     });
+
+    test(
+      "a real pass whose git post-commit hook hangs: the store names git, and nothing stays running",
+      // Before the fix the hook's sleep kept running, and the run waited for it: bounded.
+      { timeout: 120_000 },
+      async (t) => {
+        const session = await startPassSession({ git: true });
+        t.after(() => session.close());
+        const hookPid = path.join(home, "hook-pid");
+        // As a hook that pushes to a remote that does not answer: it waits, and so do git and pass.
+        const hook = path.join(session.storeDir, ".git", "hooks", "post-commit");
+        writeFileSync(hook, `#!/bin/sh\necho $$ > "${hookPid}"\nexec sleep 1000\n`);
+        chmodSync(hook, 0o755);
+        const hookProcess = () => Number(readFileSync(hookPid, "utf8"));
+        t.after(() => {
+          try {
+            process.kill(hookProcess(), "SIGKILL");
+          } catch {
+            // ended, as it should be
+          }
+        });
+        const result = await runHelperMeasured(
+          ["--backend", "pass", "--timeout", "5", "store", "example.com"],
+          { env: session.env, stdin: '{"token":"SECRET-hook"}', timeoutMs: 60_000 },
+        );
+        assertOneLineFailure(result);
+        assert.match(result.stderr, /did not finish within 5 s: it still ran git, .*sleep/);
+        assert.doesNotMatch(result.stderr, /gpg waits|SECRET/);
+        assert.ok(
+          result.milliseconds < 5000 + MARGIN_MS,
+          `took ${Math.round(result.milliseconds)} ms`,
+        );
+        assert.equal(await processEnded(hookProcess()), true, "the hook's sleep still runs");
+      },
+    );
   },
 );
