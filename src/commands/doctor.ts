@@ -555,5 +555,8 @@ async function versionOf(
   deadline: Deadline,
 ): Promise<string | undefined> {
   const outcome = await captureCommand(executable, ["--version"], { env, deadline });
-  return outcome.kind === "exited" && outcome.code === 0 ? outcome.stdout.trim() : undefined;
+  // Whatever program is there says this: shown quoted when it holds what a terminal acts on.
+  return outcome.kind === "exited" && outcome.code === 0
+    ? printable(outcome.stdout.trim())
+    : undefined;
 }
