@@ -143,6 +143,10 @@ export function renderUninstall(io: Io, result: UninstallResult): void {
         ? `forget: ${host} would be deleted from ${where}`
         : `forgot: ${host} deleted from ${where}`,
     );
+  if (result.sharedWith !== undefined && (result.forgotten?.length ?? 0) > 0)
+    say(
+      `forget: ${where} is shared with ${result.sharedWith}: the deletions ${dryRun ? "would be" : "are"} commits, and the next push deletes these tokens for all of them`,
+    );
   if (result.failure !== undefined) throw result.failure;
   if (result.forgotten === undefined) {
     const deleting = result.deleteCommands

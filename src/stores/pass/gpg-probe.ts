@@ -1,29 +1,7 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { Deadline } from "../../system/deadline.ts";
 import { captureCommand } from "../../system/run-command.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/**
- * The gpg key ids that `pass` encrypts an entry in `folder` (relative to the store) to: the
- * nearest `.gpg-id` from that folder up to the store's top, as pass finds it.
- */
-export function storeRecipients(storeDir: string, folder: string): string[] {
-  const parts = folder.split("/").filter((part) => part !== "");
-  for (let depth = parts.length; depth >= 0; depth--) {
-    try {
-      const text = readFileSync(path.join(storeDir, ...parts.slice(0, depth), ".gpg-id"), "utf8");
-      return text
-        .split("\n")
-        .map((line) => line.trim())
-        .filter((line) => line !== "" && !line.startsWith("#"));
-    } catch {
-      // Not here: one folder up.
-    }
-  }
-  return [];
-}
 
 /** What stands between gpg and decrypting an entry here, or nothing. */
 type GpgVerdict =
