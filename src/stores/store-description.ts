@@ -47,7 +47,7 @@ export interface StoreDescription {
     env: Readonly<Record<string, string | undefined>>,
   ): readonly DeleteCommand[] | undefined;
   /**
-   * Whom the store shares its entries with, in a few words ("the git remote origin"), or
+   * What the store shares its entries through, in a few words ("its git remote origin"), or
    * undefined: a deletion there reaches them too. Absent: a store of this machine's only.
    */
   sharedWith?(context: ProbeContext): Promise<string | undefined>;

@@ -26,7 +26,7 @@ export const passStore: StoreDescription = {
     const remotes = await storeRemotes(passStoreDir(io.env, io.homedir), io.env, deadline);
     return remotes.length === 0
       ? undefined
-      : `everyone who shares its git remote${remotes.length === 1 ? "" : "s"} ${remotes.join(", ")}`;
+      : `its git remote${remotes.length === 1 ? "" : "s"} ${remotes.join(", ")}`;
   },
   sync: async (context) => (await import("./sync.ts")).syncPassStore(context),
   fixes: [
