@@ -38,5 +38,13 @@ export const passStore: StoreDescription = {
     "gpg-key-locked",
     "gpg-agent-hung",
     "gpg-key-elsewhere",
+    "pass-not-recipient",
+    "gpg-recipient-untrusted",
+    "gpg-recipient-missing",
+    "pass-merge-in-progress",
+    "pass-rebase-in-progress",
+    "pass-sync-conflict",
+    "pass-store-unsynced",
+    "pass-commit-failed",
   ],
 };
