@@ -5,7 +5,7 @@ import { firstSecretKey, gpgDecrypts, recipientOptions } from "./gpg-probe.ts";
 import { serviceFolder } from "./entry-names.ts";
 import { notRecipient } from "./team-guards.ts";
 import { probeTeam } from "./team-probe.ts";
-import { ownRecipients, passRecipients } from "./team-state.ts";
+import { anyPublicKey, ownRecipients, passRecipients } from "./team-state.ts";
 import { passStoreDir } from "./store-dir.ts";
 import type { ProbeResult } from "../store-description.ts";
 
@@ -74,7 +74,13 @@ export async function probePass(
       safeToOpen: false,
     };
   }
-  if (recipients.length > 0 && own.length === 0) {
+  // A team this user is no part of (their keys are known here); keys unknown altogether are
+  // gpg's probe's to name.
+  if (
+    recipients.length > 0 &&
+    own.length === 0 &&
+    (await anyPublicKey(env, recipients, deadline))
+  ) {
     const { reason, fix } = notRecipient(
       storeDir,
       folder,

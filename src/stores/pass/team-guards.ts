@@ -5,6 +5,7 @@ import { deadlineIn, type Deadline } from "../../system/deadline.ts";
 import { oneLine } from "../../system/quote.ts";
 import { firstSecretKey } from "./gpg-probe.ts";
 import {
+  anyPublicKey,
   changedSinceHead,
   headCommit,
   ownRecipients,
@@ -82,6 +83,8 @@ export async function refuseNonRecipient(
   if (recipients.ids.length === 0) return; // not initialised: pass says so
   const own = await ownRecipients(env, recipients.ids, deadline);
   if (own === "no answer" || own.length > 0) return; // gpg's own probe follows
+  // Keys unknown here altogether: pass's gpg names them when it cannot encrypt.
+  if (!(await anyPublicKey(env, recipients.ids, deadline))) return;
   const { reason, fix } = notRecipient(
     storeDir,
     folder,

@@ -64,6 +64,25 @@ export async function ownRecipients(
   return own;
 }
 
+/**
+ * Whether gpg has the public key of any of `ids`: when it has none, `.gpg-id` names keys
+ * unknown here (a typo, a store made elsewhere) rather than a team this user is not part of.
+ */
+export async function anyPublicKey(
+  env: Env,
+  ids: readonly string[],
+  deadline: Deadline,
+): Promise<boolean> {
+  for (const id of ids) {
+    const run = await runTool("gpg", ["--batch", "--with-colons", "--list-keys", "--", id], {
+      env,
+      deadline,
+    });
+    if (run.code === 0 && /^pub:/m.test(run.stdout)) return true;
+  }
+  return false;
+}
+
 /** Why gpg, as pass runs it, would not encrypt to a recipient. */
 export interface UnusableRecipient {
   readonly id: string;
