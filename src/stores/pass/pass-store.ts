@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { CliError } from "../../errors.ts";
@@ -107,8 +108,10 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
     const file = `${name}${ENTRY_SUFFIX}`;
     const git = isGitStore(storeDir);
     return withStoreLock(storeDir, deadline, options.processes, async () => {
-      if (git) await refuseConflicts(action, storeDir, env, deadline);
-      await refuseNonRecipient(action, storeDir, folder, env, deadline);
+      // A forget of nothing changes nothing, for anyone: pass says "not in the store".
+      const changes = input !== undefined || existsSync(path.join(storeDir, file));
+      if (git && changes) await refuseConflicts(action, storeDir, env, deadline);
+      if (changes) await refuseNonRecipient(action, storeDir, folder, env, deadline);
       await before?.();
       const head = git ? await headCommit(storeDir, env, deadline) : undefined;
       let result;
@@ -117,7 +120,7 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
       } catch (error) {
         if (git && (await committedDespiteTimeout(storeDir, file, head, env))) {
           throw new CliError(
-            `${name} was ${action} and committed in ${storeDir}, but "pass ${args[0] ?? ""}" had not ended within ${deadline.seconds} s: what the commit started was still running (a git hook such as post-commit, pushing to a remote that does not answer), and was ended; check the store's hooks`,
+            `${name} was ${action} and committed in ${storeDir}, but "pass ${args[0] ?? ""}" had not ended within ${deadline.seconds} s: what the commit started was still running when the deadline ended the call (a git hook such as post-commit, pushing to a remote that does not answer); check the store's hooks`,
             undefined,
             { cause: error },
           );

@@ -74,7 +74,7 @@ export async function syncPassStore({
     const [ahead = 0, behind = 0] = counts.stdout.trim().split(/\s+/).map(Number);
     let done: string;
     if (behind === 0) {
-      done = "nothing to fetch";
+      done = `nothing new on ${upstream}`;
     } else if (ahead === 0) {
       const args = ["merge", "--ff-only", "--quiet", "@{upstream}"];
       const merged = await git(args);
