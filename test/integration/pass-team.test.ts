@@ -143,6 +143,21 @@ describe("a pass store shared by a team", { skip: ONLY_ON_LINUX, timeout: 600_00
     assert.notEqual((await helper(bob, ["store", HOST], token("bob"))).code, 0);
   });
 
+  test("finding 2: doctor reads the folders of the store's other services (profiles) too, and warns of one this user cannot read", async (t) => {
+    const { alice, bob } = await team(t);
+    await alice.run("pass", ["init", "-p", "terraform-credentials/ops", alice.fingerprint]);
+    push(alice);
+    pull(bob);
+    const doctor = await helper(bob, ["doctor", "--offline"]);
+    assert.match(
+      doctor.stdout,
+      /^warn {2}store --backend pass \(service "team"\): another service's folder: the entries of terraform-credentials\/ops .* you are no recipient\n +fix: run "gpg --quick-lsign-key [0-9A-F]{40} && pass init -p terraform-credentials\/ops /m,
+    );
+    // Alice, a recipient of both, hears of both.
+    const aliceDoctor = await helper(alice, ["doctor", "--offline"]);
+    assert.match(aliceDoctor.stdout, /terraform-credentials\/ops's are encrypted to [0-9A-F]{40}/);
+  });
+
   test("finding 5: after a pull that leaves the entry in conflict, get, store and doctor refuse; sync names the entry and leaves the store as it was", async (t) => {
     const { alice, bob } = await team(t);
     assertOk(await helper(alice, ["store", HOST], token("alice-1")));
