@@ -6,7 +6,9 @@
  * Commands may hold placeholders in capitals: `HELPER` (the helper's command: in doctor its
  * options and profile too), `ARGS` (the options of the call that failed, less those the
  * command names itself), `HOST`, `VARIABLES`, `KEY` (a gpg key id), `RECIPIENTS` (gpg's `-r`
- * options for the store's keys), `KEYRING` (a keyring's label, quoted), filled by `fixFor`; `PASSWORD` is the person's to type, and
+ * options for the store's keys), `KEYRING` (a keyring's label, quoted), `FOLDER` (a pass
+ * folder), `IDS` (its recipients as words), `STOREDIR` (the password store's directory),
+ * filled by `fixFor`; `PASSWORD` is the person's to type, and
  * the effect says what it is. An error carries its situation (`FixNeeded`, on `CliError`)
  * and cli/ renders it with this call's values: one fix per error, last on its line. Each
  * situation with a command has an integration test that builds it for real, runs the
@@ -203,7 +205,62 @@ export const FIXES = {
     situation:
       "the password store's .gpg-id names a key whose secret (or public) key is not on this machine",
     effect:
-      "bring the key to this machine (export it with gpg --export-secret-keys where it is, import it here with gpg --import), or point PASSWORD_STORE_DIR at a store initialised for a key this machine has",
+      "point PASSWORD_STORE_DIR at a store initialised for a key this machine has; a store shared by a team is opened to you by a recipient, who adds your key with pass init -p (doctor prints the command), never by copying their secret key",
+  },
+  "pass-not-recipient": {
+    situation:
+      "a shared password store whose folder is encrypted to others' keys: this user is no recipient, so cannot read what is there, and what they wrote no one could check",
+    // Run by a recipient, who alone can re-encrypt the entries; never a copy of their secret key.
+    command: "gpg --quick-lsign-key KEY && pass init -p FOLDER IDS KEY && pass git push",
+    effect:
+      "to be run by a recipient (IDS) once they have imported your public key (gpg --export --armor KEY here, gpg --import there) and checked its fingerprint with you: signs it locally, re-encrypts FOLDER to you too, commits and pushes; then run HELPER ARGS sync here",
+  },
+  "gpg-recipient-untrusted": {
+    situation:
+      "a recipient's public key is here but gpg gives it no validity (nobody signed or trusted it), so pass's gpg refuses to encrypt to it",
+    command: "gpg --quick-lsign-key KEY",
+    effect:
+      "once its owner has confirmed that KEY is their key's fingerprint: signs it locally (on this machine only), which makes it valid for gpg and pass; gpg --edit-key KEY trust is the other way",
+  },
+  "gpg-recipient-missing": {
+    situation:
+      "the folder's .gpg-id names a recipient whose public key is not here (or is expired or revoked)",
+    effect:
+      "import KEY's current public key from its owner (gpg --import FILE), check its fingerprint with them, and sign it locally (gpg --quick-lsign-key KEY); a key that left the team is removed with pass init -p FOLDER and the other recipients",
+  },
+  "pass-merge-in-progress": {
+    situation:
+      "the password store's git repository is in the middle of a merge (a git pull met entries changed on both sides): an entry in conflict holds one side only",
+    command: "git -C STOREDIR merge --abort",
+    effect:
+      "puts the store back as it was before the pull; then HELPER ARGS sync rebases instead, and names the entries both sides changed",
+  },
+  "pass-rebase-in-progress": {
+    situation:
+      "the password store's git repository is in the middle of a rebase stopped by a conflict",
+    command: "git -C STOREDIR rebase --abort",
+    effect:
+      "puts the store back as it was before the rebase; then HELPER ARGS sync names the entries both sides changed",
+  },
+  "pass-sync-conflict": {
+    situation:
+      "this store and its remote both changed the same entries (two people rotated one token)",
+    command: "git -C STOREDIR reset --keep @{upstream}",
+    effect:
+      "keeps the remote's tokens and drops this store's commits that are not pushed (all of them, not only the entries in conflict); if a token of yours was the newer, store it again (terraform login HOST), then run HELPER ARGS sync",
+  },
+  "pass-store-unsynced": {
+    situation:
+      "the password store's git repository has commits not pushed, or the last fetch brought commits not merged",
+    command: "HELPER ARGS sync",
+    effect:
+      "fetches, rebases this store's commits onto the remote's, and pushes, or stops and says which entries conflict",
+  },
+  "pass-commit-failed": {
+    situation:
+      "pass wrote an entry, but the git commit that shares it did not happen (pass 1.7.4 exits 0 all the same)",
+    effect:
+      "read git's message: with no user.name or user.email, set them (git config --global user.email ...); then commit what pass wrote with git -C STOREDIR commit -a, or run the call again",
   },
   "wsl-interop-off": {
     situation: "WSL with interop switched off: Windows programs cannot run from Linux",
@@ -236,7 +293,17 @@ export const FIXES = {
 
 export type Situation = keyof typeof FIXES;
 
-type Placeholder = "HELPER" | "ARGS" | "HOST" | "VARIABLES" | "KEY" | "RECIPIENTS" | "KEYRING";
+type Placeholder =
+  | "HELPER"
+  | "ARGS"
+  | "HOST"
+  | "VARIABLES"
+  | "KEY"
+  | "RECIPIENTS"
+  | "KEYRING"
+  | "FOLDER"
+  | "IDS"
+  | "STOREDIR";
 
 /** The values a fix's placeholders take. */
 type FixValues = Readonly<Partial<Record<Placeholder, string>>>;
@@ -259,7 +326,7 @@ export function fixFor(situation: Situation, values: FixValues = {}): Fix {
       // An empty ARGS goes with the space before it.
       .replace(/ ARGS\b/g, values.ARGS === "" ? "" : " ARGS")
       .replace(
-        /\b(HELPER|ARGS|HOST|VARIABLES|KEY|RECIPIENTS|KEYRING)\b/g,
+        /\b(HELPER|ARGS|HOST|VARIABLES|KEY|RECIPIENTS|KEYRING|FOLDER|IDS|STOREDIR)\b/g,
         (name) => values[name as Placeholder] ?? name,
       );
   return {

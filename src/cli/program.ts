@@ -284,6 +284,16 @@ Terraform or OpenTofu runs this program as a credentials helper:
       renderDoctor(io, checks);
     });
   program
+    .command("sync")
+    .description(
+      "bring a store shared through git in step with its remote: fetch, fast-forward or rebase (a conflict is undone and named), push; for people and scheduled jobs, never Terraform",
+    )
+    .action(async (_flags: unknown, command: Command) => {
+      const options = await follow(givenOptions(command));
+      const { sync } = await import("../commands/sync.ts");
+      say(io)(await sync(io, options));
+    });
+  program
     .command("exec")
     .description(
       "run a command with the stored tokens as TF_TOKEN_* variables, for tools that never run a credentials helper",

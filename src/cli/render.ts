@@ -143,6 +143,10 @@ export function renderUninstall(io: Io, result: UninstallResult): void {
         ? `forget: ${host} would be deleted from ${where}`
         : `forgot: ${host} deleted from ${where}`,
     );
+  if (result.sharedWith !== undefined && (result.forgotten?.length ?? 0) > 0)
+    say(
+      `forget: ${where} is shared through ${result.sharedWith}: the deletions ${dryRun ? "would be" : "are"} commits, and the next push deletes these tokens for everyone who pulls from it`,
+    );
   if (result.failure !== undefined) throw result.failure;
   if (result.forgotten === undefined) {
     const deleting = result.deleteCommands

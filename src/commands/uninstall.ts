@@ -8,6 +8,7 @@ import type { Machine } from "../system/io.ts";
 import type { GlobalOptions } from "./options.ts";
 import { readTextIfExists } from "../system/files.ts";
 import { oneLine } from "../system/quote.ts";
+import { deadlineIn } from "../system/deadline.ts";
 import { viewsOf } from "./read-view.ts";
 import { linksTo } from "./command-link.ts";
 import { storeFor } from "../stores/registry.ts";
@@ -49,6 +50,8 @@ export interface UninstallResult {
    * helper's executable is gone. Absent when no tool of the store can.
    */
   readonly deleteCommands?: readonly DeleteCommand[];
+  /** With `--forget`, whom the store shares its entries with: the deletions reach them too. */
+  readonly sharedWith?: string;
 }
 
 /**
@@ -74,7 +77,21 @@ export async function uninstall(
     stored = { unreachable: oneLine(error instanceof Error ? error.message : String(error), 300) };
   }
   const { hosts } = stored;
-  const result = { plan, dryRun: flags.dryRun, options, ...stored };
+  // A team's store (pass with a git remote): what --forget deletes, the next push deletes
+  // for everyone.
+  const sharedWith =
+    flags.forget && store !== undefined
+      ? await storeFor(options.backend, machine.platform)
+          .sharedWith?.({ service: options.service, io: machine, deadline: deadlineIn(5) })
+          .catch(() => undefined)
+      : undefined;
+  const result = {
+    plan,
+    dryRun: flags.dryRun,
+    options,
+    ...stored,
+    ...(sharedWith === undefined ? {} : { sharedWith }),
+  };
   const forgetting = flags.forget && store !== undefined && hosts !== undefined;
   if (flags.dryRun)
     return forgetting

@@ -46,6 +46,16 @@ export interface StoreDescription {
     hosts: readonly Hostname[] | undefined,
     env: Readonly<Record<string, string | undefined>>,
   ): readonly DeleteCommand[] | undefined;
+  /**
+   * What the store shares its entries through, in a few words ("its git remote origin"), or
+   * undefined: a deletion there reaches them too. Absent: a store of this machine's only.
+   */
+  sharedWith?(context: ProbeContext): Promise<string | undefined>;
+  /**
+   * Brings the store in step with the copies it shares (`sync`), by `context.deadline`, and
+   * says in one line what happened; absent: a store with nothing to sync with.
+   */
+  sync?(context: Omit<StoreContext, "beforeSecret">): Promise<string>;
   /** The situations (fixes.ts) that this store's messages and probe give fixes for. */
   readonly fixes: readonly Situation[];
 }
@@ -71,7 +81,7 @@ export interface StoreContext {
 }
 
 /** What a probe is given: a store's context without streams, nor a secret to protect. */
-interface ProbeContext {
+export interface ProbeContext {
   readonly service: string;
   readonly io: Machine;
   readonly deadline: Deadline;

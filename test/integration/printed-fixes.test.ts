@@ -27,6 +27,7 @@ import {
   type KeyringSession,
 } from "../support/keyring-session.ts";
 import { startPassSession } from "../support/pass-session.ts";
+import { startPassTeam, TEAM_SERVICE, type Member } from "../support/pass-team.ts";
 import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
 
 const ONLY_ON_LINUX = linuxOnly("the printed fixes of the Secret Service");
@@ -407,7 +408,7 @@ describe("the printed fixes for pass and gpg", { skip: ONLY_ON_LINUX }, () => {
     await followDoctor(session.env);
   });
 
-  test("a store whose key is not on this machine: the text says what to do, and names no command to run", async (t) => {
+  test("a store whose key is not on this machine: the text says what to do, names no command to run, and never a copy of a secret key", async (t) => {
     const session = await startPassSession();
     t.after(() => session.close());
     writeFileSync(
@@ -417,7 +418,85 @@ describe("the printed fixes for pass and gpg", { skip: ONLY_ON_LINUX }, () => {
     const doctor = await pass(session.env, ["doctor"]);
     const passCheck = doctor.stdout.slice(doctor.stdout.indexOf("store --backend pass"));
     const fix = /^ +fix: .*$/m.exec(passCheck)?.[0] ?? "";
-    assert.match(fix, /fix: bring the key to this machine/);
+    assert.match(
+      fix,
+      /fix: point PASSWORD_STORE_DIR at a store initialised for a key this machine has/,
+    );
+    assert.doesNotMatch(fix, /export-secret-keys/);
     assert.deepEqual(runCommands(fix), []);
   });
 });
+
+describe(
+  "the printed fixes for a team's pass store",
+  { skip: ONLY_ON_LINUX, timeout: 600_000 },
+  () => {
+    const HOST = "registry.example.com";
+    const helper = (member: Member, args: readonly string[], stdin?: string) =>
+      runHelper(["--backend", "pass", "--service", TEAM_SERVICE, ...args], {
+        env: member.env,
+        timeoutMs: 120_000,
+        ...(stdin === undefined ? {} : { stdin }),
+      });
+    /** The command of the pass store's line in doctor's report. */
+    const doctorFix = async (member: Member): Promise<string> => {
+      const doctor = await helper(member, ["doctor", "--offline"]);
+      const command = /^(?:FAIL|warn) {2}store --backend pass.*\n +fix: run "([^"]+)"/m.exec(
+        doctor.stdout,
+      )?.[1];
+      assert.ok(command !== undefined, doctor.stdout);
+      return command;
+    };
+    const shell = async (member: Member, command: string) => {
+      const ran = await runInShell(command, member.env, "");
+      assert.equal(ran.code, 0, `${member.name}: "${command}" failed: ${ran.output}`);
+    };
+    const git = (member: Member, args: string) =>
+      runInShell(`git -C ${member.storeDir} ${args}`, member.env, "");
+
+    test("a newcomer: the command doctor prints her, run by a recipient, lets her in; the other recipient's printed lsign lets him store again", async (t) => {
+      const team = await startPassTeam();
+      t.after(() => team.close());
+      const { alice, bob, carol } = team;
+      assertSilentSuccess(await helper(alice, ["store", HOST], `{"token":"${TOKEN}"}`));
+      // Carol's doctor prints what Alice is to run; Alice has her public key already.
+      const command = await doctorFix(carol);
+      assert.match(command, /^gpg --quick-lsign-key [0-9A-F]{40} && pass init -p /);
+      await shell(alice, command);
+      assert.equal((await helper(carol, ["sync"])).code, 0);
+      assert.equal((await helper(carol, ["get", HOST])).stdout, `{"token":"${TOKEN}"}\n`);
+      // Bob has Carol's key but no trust in it: doctor says so before his store fails.
+      assert.equal((await git(bob, "pull --quiet --ff-only")).code, 0);
+      await shell(bob, await doctorFix(bob));
+      assertSilentSuccess(await helper(bob, ["store", HOST], `{"token":"${TOKEN}-2"}`));
+    });
+
+    test("a conflict: the printed merge --abort, sync and reset --keep bring Bob to the team's token", async (t) => {
+      const team = await startPassTeam();
+      t.after(() => team.close());
+      const { alice, bob } = team;
+      assertSilentSuccess(await helper(alice, ["store", HOST], `{"token":"${TOKEN}-a"}`));
+      assert.equal((await git(alice, "push --quiet")).code, 0);
+      assertSilentSuccess(await helper(bob, ["store", HOST], `{"token":"${TOKEN}-b"}`));
+      assert.notEqual((await git(bob, "pull --quiet --no-rebase")).code, 0);
+      const abort = await doctorFix(bob);
+      assert.match(abort, /^git -C \S+ merge --abort$/);
+      await shell(bob, abort);
+      const sync = await doctorFix(bob);
+      assert.match(sync, / --backend pass --service team sync$/);
+      const conflict = await runInShell(sync, bob.env, "");
+      assert.notEqual(conflict.code, 0);
+      await shell(bob, printedCommand(conflict.output, "reset"));
+      assert.equal((await helper(bob, ["get", HOST])).stdout, `{"token":"${TOKEN}-a"}\n`);
+      // A rebase stopped the same way: the printed rebase --abort.
+      assertSilentSuccess(await helper(alice, ["store", HOST], `{"token":"${TOKEN}-c"}`));
+      assert.equal((await git(alice, "push --quiet")).code, 0);
+      assertSilentSuccess(await helper(bob, ["store", HOST], `{"token":"${TOKEN}-d"}`));
+      assert.notEqual((await git(bob, "pull --quiet --rebase")).code, 0);
+      const rebaseAbort = await doctorFix(bob);
+      assert.match(rebaseAbort, /^git -C \S+ rebase --abort$/);
+      await shell(bob, rebaseAbort);
+      assert.equal((await helper(bob, ["get", HOST])).stdout, `{"token":"${TOKEN}-d"}\n`);
+    });
+  },
+);

@@ -1,30 +1,8 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { Deadline } from "../../system/deadline.ts";
 import { oneLine, printable } from "../../system/quote.ts";
-import { captureCommand } from "../../system/run-command.ts";
+import { runTool, type ToolRun } from "./tool-run.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/**
- * The gpg key ids that `pass` encrypts an entry in `folder` (relative to the store) to: the
- * nearest `.gpg-id` from that folder up to the store's top, as pass finds it.
- */
-export function storeRecipients(storeDir: string, folder: string): string[] {
-  const parts = folder.split("/").filter((part) => part !== "");
-  for (let depth = parts.length; depth >= 0; depth--) {
-    try {
-      const text = readFileSync(path.join(storeDir, ...parts.slice(0, depth), ".gpg-id"), "utf8");
-      return text
-        .split("\n")
-        .map((line) => line.trim())
-        .filter((line) => line !== "" && !line.startsWith("#"));
-    } catch {
-      // Not here: one folder up.
-    }
-  }
-  return [];
-}
 
 /** What stands between gpg and decrypting an entry here, or nothing. */
 type GpgVerdict =
@@ -129,44 +107,13 @@ function noAnswer(deadline: Deadline): GpgVerdict {
 
 /** What to do about a gpg-agent that does not answer, as printed. */
 
-interface GpgRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  /** Killed at the deadline (or not started, none being left). */
-  readonly timedOut: boolean;
-}
-
-async function runGpg(
+function runGpg(
   env: Env,
   args: readonly string[],
   input: string,
   deadline: Deadline,
-): Promise<GpgRun> {
-  const outcome = await captureCommand("gpg", args, { env, input, deadline });
-  switch (outcome.kind) {
-    case "exited":
-    case "signalled":
-    case "timed-out":
-      return { ...outcome, timedOut: outcome.kind === "timed-out" };
-    case "too-much-output":
-      return {
-        code: null,
-        stdout: "",
-        stderr: `gpg wrote more than ${outcome.limit} to ${outcome.stream} and was ended`,
-        timedOut: false,
-      };
-    case "not-found":
-    case "not-executable":
-    case "too-big":
-    case "not-started":
-      return {
-        code: null,
-        stdout: "",
-        stderr: `gpg could not be run (${outcome.kind})`,
-        timedOut: false,
-      };
-  }
+): Promise<ToolRun> {
+  return runTool("gpg", args, { env, input, deadline });
 }
 
 /**

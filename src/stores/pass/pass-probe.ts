@@ -1,8 +1,11 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
 import type { Deadline } from "../../system/deadline.ts";
-import { firstSecretKey, gpgDecrypts, recipientOptions, storeRecipients } from "./gpg-probe.ts";
-import { TOP_FOLDER } from "./entry-names.ts";
+import { firstSecretKey, gpgDecrypts, recipientOptions } from "./gpg-probe.ts";
+import { serviceFolder } from "./entry-names.ts";
+import { notRecipient } from "./team-guards.ts";
+import { probeTeam } from "./team-probe.ts";
+import { anyPublicKey, ownRecipients, passRecipients } from "./team-state.ts";
 import { passStoreDir } from "./store-dir.ts";
 import type { ProbeResult } from "../store-description.ts";
 
@@ -15,6 +18,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  * end by `deadline`.
  */
 export async function probePass(
+  service: string,
   env: Env,
   homedir: string,
   platform: NodeJS.Platform,
@@ -57,7 +61,34 @@ export async function probePass(
       safeToOpen: false,
     };
   }
-  const recipients = storeRecipients(storeDir, TOP_FOLDER);
+  // The folder `--service` uses, whose .gpg-id may not be the top one: a team's.
+  const folder = serviceFolder(service);
+  const team = passRecipients(env, storeDir, folder);
+  const recipients = team.ids;
+  const own = await ownRecipients(env, recipients, deadline);
+  if (own === "no answer") {
+    return {
+      status: "fail",
+      summary: `gpg-agent did not answer within ${deadline.seconds} s (it is hung or stopped)`,
+      fix: { situation: "gpg-agent-hung" },
+      safeToOpen: false,
+    };
+  }
+  // A team this user is no part of (their keys are known here); keys unknown altogether are
+  // gpg's probe's to name.
+  if (
+    recipients.length > 0 &&
+    own.length === 0 &&
+    (await anyPublicKey(env, recipients, deadline))
+  ) {
+    const { reason, fix } = notRecipient(
+      storeDir,
+      folder,
+      team,
+      await firstSecretKey(env, deadline),
+    );
+    return { status: "fail", summary: reason, fix, safeToOpen: false };
+  }
   const verdict = await gpgDecrypts(env, recipients, deadline);
   if (!verdict.ok) {
     // Only a passphrase can be dealt with here; a key that is not on this machine cannot.
@@ -73,9 +104,11 @@ export async function probePass(
       safeToOpen: false,
     };
   }
+  const shared = await probeTeam(env, storeDir, folder, team, own, deadline);
+  if ("problem" in shared) return shared.problem;
   return {
     status: "ok",
-    summary: `pass is installed, ${storeDir} is initialised, and its gpg key decrypts without a passphrase prompt`,
+    summary: `pass is installed, ${storeDir} is initialised, and its gpg key decrypts without a passphrase prompt; ${shared.seen}`,
     safeToOpen: true,
   };
 }

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { CliError } from "../../errors.ts";
@@ -12,7 +13,15 @@ import {
   serviceFolder,
 } from "./entry-names.ts";
 import { passStoreDir } from "./store-dir.ts";
-import { gpgDecrypts, recipientOptions, storeRecipients } from "./gpg-probe.ts";
+import { gpgDecrypts, recipientOptions } from "./gpg-probe.ts";
+import {
+  committedDespiteTimeout,
+  refuseConflicts,
+  refuseEntryInConflict,
+  refuseNonRecipient,
+  requireCommitted,
+} from "./team-guards.ts";
+import { headCommit, isGitStore, passRecipients } from "./team-state.ts";
 import {
   notInitialised,
   passFailure,
@@ -68,17 +77,12 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
   const env = passEnvironment(options.env);
   const context: FailureContext = { command, storeDir, seconds: deadline.seconds };
 
-  const pass = (args: readonly string[]) => {
-    return withStoreLock(storeDir, deadline, options.processes, () =>
-      runPass(args, env, undefined, context, deadline),
-    );
-  };
   // What doctor finds, store says: a key that is here but cannot decrypt without a
   // passphrase would let login succeed and every later get fail. Other failures (no such
   // key, no store) are left to pass, which names them. Run under the lock, as gpg is. A
   // gpg-agent that does not answer has used up the call's time: that is said, not guessed at.
   const refuseLockedKey = async () => {
-    const recipients = storeRecipients(storeDir, folder);
+    const recipients = passRecipients(env, storeDir, folder).ids;
     if (recipients.length === 0) return;
     const verdict = await gpgDecrypts(env, recipients, deadline);
     if (!verdict.ok && verdict.kind === "no answer") {
@@ -93,10 +97,53 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
     }
   };
 
+  // A store shared through git (see team-guards.ts): no write while a merge is unfinished
+  // or by someone who is no recipient, and a change counts once it is committed.
+  const write = async (
+    action: string,
+    name: string,
+    args: readonly string[],
+    input: string | undefined,
+    before?: () => Promise<void>,
+  ): Promise<PassResult> => {
+    const file = `${name}${ENTRY_SUFFIX}`;
+    const git = isGitStore(storeDir);
+    return withStoreLock(storeDir, deadline, options.processes, async () => {
+      // A forget of nothing changes nothing, for anyone: pass says "not in the store".
+      const changes = input !== undefined || existsSync(path.join(storeDir, file));
+      if (git && changes) await refuseConflicts(action, storeDir, env, deadline);
+      if (changes) await refuseNonRecipient(action, storeDir, folder, env, deadline);
+      await before?.();
+      const head = git ? await headCommit(storeDir, env, deadline) : undefined;
+      let result;
+      try {
+        result = await runPass(args, env, input, context, deadline);
+      } catch (error) {
+        if (git && (await committedDespiteTimeout(storeDir, file, head, env))) {
+          throw new CliError(
+            `${name} was ${action} and committed in ${storeDir}, but "pass ${args[0] ?? ""}" had not ended within ${deadline.seconds} s: what the commit started was still running when the deadline ended the call (a git hook such as post-commit, pushing to a remote that does not answer); check the store's hooks`,
+            undefined,
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+      if (result.code === 0 && git) {
+        await requireCommitted(action, storeDir, file, result.stderr, env, deadline);
+      }
+      return result;
+    });
+  };
+
   return {
     async get(host) {
       const name = entryName(host);
-      const result = await pass(["show", name]);
+      const result = await withStoreLock(storeDir, deadline, options.processes, async () => {
+        if (isGitStore(storeDir)) {
+          await refuseEntryInConflict(storeDir, `${name}${ENTRY_SUFFIX}`, env, deadline);
+        }
+        return runPass(["show", name], env, undefined, context, deadline);
+      });
       if (result.code === 0) return withoutFinalNewline(result.stdout);
       if (NOT_IN_STORE.test(result.stderr)) return undefined;
       throw passFailure("read from", name, result, context);
@@ -106,17 +153,14 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
       // Written with a final newline, as `pass insert` without --multiline would (`echo`), so
       // the entry looks like any other to `pass show`; `get` takes it off again.
       const args = ["insert", "--multiline", "--force", name];
-      const result = await withStoreLock(storeDir, deadline, options.processes, async () => {
-        await refuseLockedKey();
-        return runPass(args, env, `${secret}\n`, context, deadline);
-      });
-      // pass exits 0 even when its git commit fails (no `set -e`, and it ends in `exit 0`): the
-      // entry is written and encrypted by then, so that is success, as it is for pass.
+      const result = await write("stored", name, args, `${secret}\n`, refuseLockedKey);
+      // pass exits 0 even when its git commit fails (no `set -e`, and it ends in `exit 0`):
+      // `write` has checked that the entry was committed.
       if (result.code !== 0) throw passFailure("write to", name, result, context);
     },
     async forget(host) {
       const name = entryName(host);
-      const result = await pass(["rm", "--force", name]);
+      const result = await write("deleted", name, ["rm", "--force", name], undefined);
       if (result.code !== 0 && !NOT_IN_STORE.test(result.stderr)) {
         throw passFailure("delete from", name, result, context);
       }
@@ -124,7 +168,7 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
     async list() {
       // A person asked (list, exec, doctor): an empty answer from a store that was never set
       // up would look like "nothing stored". (get keeps pass's own answer: nothing found.)
-      if (storeRecipients(storeDir, folder).length === 0) throw notInitialised(storeDir);
+      if (passRecipients(env, storeDir, folder).ids.length === 0) throw notInitialised(storeDir);
       // `pass ls` draws a tree for people; the directory itself is the index (as docker's
       // pass.go does too). Reading it needs neither gpg nor the lock.
       const dir = path.join(storeDir, ...folder.split("/"));

@@ -1,4 +1,4 @@
-import { unlinkSync } from "node:fs";
+import { statSync, unlinkSync } from "node:fs";
 import { lstat, readlink, rmdir, symlink, unlink } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -18,7 +18,7 @@ export interface LockProcesses {
 
 // The lock is a symlink (creating one is atomic) at the top of the store whose target names
 // its holder, "<host>:<pid>", so that a waiter can see the holder has died. Hidden, so
-// `pass ls` does not show it. Older versions made it a directory: either kind refuses the
+// `pass ls` does not show it; in a git store, inside .git (see lockPath). Older versions made it a directory: either kind refuses the
 // other (EEXIST), so they still exclude each other.
 const LOCK_NAME = ".terraform-credentials.lock";
 const LOCK_POLL_MS = 25;
@@ -42,7 +42,7 @@ export async function withStoreLock<T>(
   processes: LockProcesses | undefined,
   operation: () => Promise<T>,
 ): Promise<T> {
-  const lock = path.join(storeDir, LOCK_NAME);
+  const lock = lockPath(storeDir);
   const staleAfterMs = deadline.seconds * 1000 + 10_000;
   const owner = `${os.hostname()}:${processes?.pid ?? 0}`;
   let release: (() => void) | undefined;
@@ -87,6 +87,23 @@ export async function withStoreLock<T>(
       await unlink(lock).catch(() => undefined);
     }
   }
+}
+
+/**
+ * Where the lock is: inside the store's own git directory when the store is a repository
+ * (git never shows what is in `.git`, so the lock appears in no `git status` and no commit
+ * of a team's store), else at the store's top. Every version of the helper that shares a
+ * store must agree: a store that `pass git init` turns into a repository while a lock is
+ * held is the one moment two could miss each other.
+ */
+export function lockPath(storeDir: string): string {
+  let gitDir = false;
+  try {
+    gitDir = statSync(path.join(storeDir, ".git")).isDirectory();
+  } catch {
+    // Not a repository (or not one of its own: a worktree's .git is a file).
+  }
+  return gitDir ? path.join(storeDir, ".git", LOCK_NAME) : path.join(storeDir, LOCK_NAME);
 }
 
 /** "0.4 s" for a moment, whole seconds for anything a person would count. */

@@ -149,6 +149,8 @@ export interface HarnessOptions {
   readonly installArgs?: readonly string[];
   /** Run install and add the network mirror to the CLI config it wrote; default true. */
   readonly install?: boolean;
+  /** A fixture server several harnesses share (a team's HOMEs); its owner closes it. */
+  readonly server?: FixtureServer;
 }
 
 /** Per-run overrides of the harness's environment. */
@@ -206,8 +208,8 @@ export interface Harness {
  */
 export async function startHarness(t: TestContext, options: HarnessOptions): Promise<Harness> {
   const distHelper = requireBuiltHelper();
-  const server = await startFixtureServer({ token: options.token });
-  t.after(() => server.close());
+  const server = options.server ?? (await startFixtureServer({ token: options.token }));
+  if (options.server === undefined) t.after(() => server.close());
   const session = await options.startSession();
   t.after(() => session.close());
   const home = session.home;

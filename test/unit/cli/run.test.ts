@@ -363,10 +363,10 @@ describe("--service", () => {
 });
 
 const unknownCommand = (word: string) =>
-  `unknown command ${JSON.stringify(word)}: Terraform runs get, store or forget HOSTNAME; people run install, uninstall, import, list, doctor or exec (see --help)\n`;
+  `unknown command ${JSON.stringify(word)}: Terraform runs get, store or forget HOSTNAME; people run install, uninstall, import, list, doctor, sync or exec (see --help)\n`;
 
 const MISSING_COMMAND =
-  "missing command: Terraform runs get, store or forget HOSTNAME; people run install, uninstall, import, list, doctor or exec (see --help)\n";
+  "missing command: Terraform runs get, store or forget HOSTNAME; people run install, uninstall, import, list, doctor, sync or exec (see --help)\n";
 
 describe("usage errors", () => {
   for (const verb of ["erase", "delete", "add", "bogus"]) {

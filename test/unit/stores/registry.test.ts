@@ -84,19 +84,20 @@ describe("the commands that delete a store's entries", () => {
     ]);
   });
 
-  test("pass deletes the service's folder without the list of hosts; a keychain needs it", () => {
-    assert.deepEqual(storeFor("pass", "linux").deleteCommands("work", undefined, {}), [
-      { words: ["pass", "rm", "-r", "-f", "terraform-credentials/work"] },
+  test("pass deletes entry by entry, which keeps the folder's .gpg-id (a team's recipients); without the list of hosts, nothing", () => {
+    assert.deepEqual(storeFor("pass", "linux").deleteCommands("work", [HOST], {}), [
+      { words: ["pass", "rm", "-f", "terraform-credentials/work/app.terraform.io"] },
     ]);
+    assert.equal(storeFor("pass", "linux").deleteCommands("work", undefined, {}), undefined);
     assert.equal(storeFor("keychain", "linux").deleteCommands("work", undefined, {}), undefined);
   });
 
   test("pass's command names the store PASSWORD_STORE_DIR chose", () => {
     assert.deepEqual(
-      storeFor("pass", "linux").deleteCommands("work", undefined, { PASSWORD_STORE_DIR: "/s" }),
+      storeFor("pass", "linux").deleteCommands("work", [HOST], { PASSWORD_STORE_DIR: "/s" }),
       [
         {
-          words: ["pass", "rm", "-r", "-f", "terraform-credentials/work"],
+          words: ["pass", "rm", "-f", "terraform-credentials/work/app.terraform.io"],
           variable: { name: "PASSWORD_STORE_DIR", value: "/s" },
         },
       ],
