@@ -222,7 +222,7 @@ describe("a pass store shared by a team", { skip: ONLY_ON_LINUX, timeout: 600_00
     }
     assertRefused(
       stored,
-      /was stored and committed in .*had not ended within 15 s: what the commit started was still running when the deadline ended the call \(a git hook/,
+      /was stored and committed in .*, but "pass insert .*" did not finish within 15 s: it still ran .*\(what the commit started, a git hook/,
     );
     assert.doesNotMatch(stored.stderr, /gpg/);
     assert.notEqual(head(alice), before);

@@ -53,7 +53,7 @@ export function timeoutFailure(
   args: readonly string[],
   context: FailureContext,
   running?: readonly string[],
-): CliError {
+): PassTimeout {
   const name = args.at(-1) ?? "";
   const ours = new Set(["pass", (context.command.split("/").at(-1) ?? "").slice(0, 15)]);
   const others = [...new Set(running ?? [])].filter((program) => !ours.has(program));
@@ -61,11 +61,18 @@ export function timeoutFailure(
   const why = waitingForGpg
     ? "gpg waits for a passphrase nobody can enter here, or for a gpg-agent that does not answer"
     : `it still ran ${others.map(printable).join(", ")}, ended now with it`;
-  return new CliError(
-    `"pass ${args[0] ?? ""} ${name}" did not finish within ${context.seconds} s: ${why}`,
-    undefined,
-    { fix: { situation: "store-needs-doctor" } },
-  );
+  const what = `"pass ${args[0] ?? ""} ${name}" did not finish within ${context.seconds} s`;
+  return new PassTimeout(`${what}: ${why}`, `${what}: ${others.length === 0 ? "" : `${why} `}`);
+}
+
+/** pass ran past the deadline; `unfinished` says so and names what still ran, for a longer line. */
+export class PassTimeout extends CliError {
+  readonly unfinished: string;
+
+  constructor(message: string, unfinished: string) {
+    super(message, undefined, { fix: { situation: "store-needs-doctor" } });
+    this.unfinished = unfinished;
+  }
 }
 
 /** `pass` (or what it ran) wrote more than any answer holds, and was ended. */

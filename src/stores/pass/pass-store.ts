@@ -27,6 +27,7 @@ import {
   passFailure,
   startFailure,
   timeoutFailure,
+  PassTimeout,
   tooMuchOutput,
   type FailureContext,
   type PassResult,
@@ -120,8 +121,12 @@ export function createPassStore(options: PassStoreOptions): CredentialStore {
         result = await runPass(args, env, input, context, deadline);
       } catch (error) {
         if (git && (await committedDespiteTimeout(storeDir, file, head, env))) {
+          const unfinished =
+            error instanceof PassTimeout
+              ? error.unfinished
+              : `"pass ${args[0] ?? ""}" did not finish within ${deadline.seconds} s: `;
           throw new CliError(
-            `${name} was ${action} and committed in ${storeDir}, but "pass ${args[0] ?? ""}" had not ended within ${deadline.seconds} s: what the commit started was still running when the deadline ended the call (a git hook such as post-commit, pushing to a remote that does not answer); check the store's hooks`,
+            `${name} was ${action} and committed in ${storeDir}, but ${unfinished}(what the commit started, a git hook such as post-commit pushing to a remote that does not answer); check the store's hooks`,
             undefined,
             { cause: error },
           );
