@@ -6,7 +6,7 @@
  * Commands may hold placeholders in capitals: `HELPER` (the helper's command: in doctor its
  * options and profile too), `ARGS` (the options of the call that failed, less those the
  * command names itself), `HOST`, `VARIABLES`, `KEY` (a gpg key id), `RECIPIENTS` (gpg's `-r`
- * options for the store's keys), filled by `fixFor`; `PASSWORD` is the person's to type, and
+ * options for the store's keys), `KEYRING` (a keyring's label, quoted), filled by `fixFor`; `PASSWORD` is the person's to type, and
  * the effect says what it is. An error carries its situation (`FixNeeded`, on `CliError`)
  * and cli/ renders it with this call's values: one fix per error, last on its line. Each
  * situation with a command has an integration test that builds it for real, runs the
@@ -64,8 +64,14 @@ export const FIXES = {
   "keyring-password-wrong": {
     ...GNOME_KEYRING_UNLOCK,
     situation:
-      "the login keyring stays locked right after gnome-keyring-daemon --unlock was given a password: the password may have been wrong",
+      "the login keyring is locked although gnome-keyring-daemon --unlock was given a password: the password was wrong, or a client locked the keyring since",
     effect: "with PASSWORD the password the login keyring was made with",
+  },
+  "other-keyring-locked": {
+    situation:
+      "a keyring other than the login keyring is locked, and no unlock prompt can be shown here: gnome-keyring-daemon --unlock opens only the login keyring",
+    effect:
+      "unlock the KEYRING keyring where its unlock prompt can be shown (in the desktop session of the same daemon: Seahorse, or any call of the helper), then try again here",
   },
   "no-default-chosen": {
     situation: "the Secret Service has collections, but none is the default",
@@ -80,6 +86,19 @@ export const FIXES = {
     situation: "the CLI config already names another credentials helper: Terraform runs only one",
     command: "HELPER ARGS install --force",
     effect: "replaces that block with this helper's",
+  },
+  "helper-not-run": {
+    situation:
+      "Terraform runs no credentials helper: no credentials_helper block, or this helper's block without its executable in Terraform's plugin directory",
+    command: "HELPER ARGS install",
+    effect:
+      "puts the helper in Terraform's plugin directory and its credentials_helper block in the CLI config",
+  },
+  "several-helpers": {
+    situation:
+      "the CLI config files Terraform merges set more than one credentials_helper: each run it takes one at random",
+    effect:
+      "remove every credentials_helper block but this helper's from the CLI config files Terraform reads",
   },
   "install-from-source": {
     situation: "install run from the sources: it copies the built executable",
@@ -217,7 +236,7 @@ export const FIXES = {
 
 export type Situation = keyof typeof FIXES;
 
-type Placeholder = "HELPER" | "ARGS" | "HOST" | "VARIABLES" | "KEY" | "RECIPIENTS";
+type Placeholder = "HELPER" | "ARGS" | "HOST" | "VARIABLES" | "KEY" | "RECIPIENTS" | "KEYRING";
 
 /** The values a fix's placeholders take. */
 type FixValues = Readonly<Partial<Record<Placeholder, string>>>;
@@ -240,7 +259,7 @@ export function fixFor(situation: Situation, values: FixValues = {}): Fix {
       // An empty ARGS goes with the space before it.
       .replace(/ ARGS\b/g, values.ARGS === "" ? "" : " ARGS")
       .replace(
-        /\b(HELPER|ARGS|HOST|VARIABLES|KEY|RECIPIENTS)\b/g,
+        /\b(HELPER|ARGS|HOST|VARIABLES|KEY|RECIPIENTS|KEYRING)\b/g,
         (name) => values[name as Placeholder] ?? name,
       );
   return {

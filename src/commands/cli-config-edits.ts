@@ -3,7 +3,7 @@ import path from "node:path";
 import { CliError } from "../errors.ts";
 import { terraformLocations, type TerraformLocations } from "../terraform/locations.ts";
 import type { Machine } from "../system/io.ts";
-import { modeIfExists, removeFile, stageFile } from "../system/files.ts";
+import { removeFile, stageReplacement } from "../system/files.ts";
 
 // The CLI config files install and uninstall edit, and the steps both take: each written
 // aside first, then put in place in order, each reported once it is.
@@ -120,15 +120,20 @@ export function stageConfigChanges(configs: readonly ConfigChange[], made: strin
       if (config.text === undefined) continue;
       // A file that held only our block (install created it) goes: an empty ~/.terraformrc
       // would still keep OpenTofu from its own tofurc. A symlinked one belongs to a dotfile
-      // manager and is only emptied.
-      if (config.change === "removed" && config.text === "" && config.linkTarget === undefined) {
+      // manager and is only emptied, as is a hard-linked one (the other names stay).
+      if (
+        config.change === "removed" &&
+        config.text === "" &&
+        config.linkTarget === undefined &&
+        !hasOtherLinks(config.file)
+      ) {
         staged.push(removal(config.file, config));
         continue;
       }
       const file = config.linkTarget ?? config.file;
       makeDirectory(path.dirname(file), 0o700, made);
       // A CLI config may hold tokens in credentials blocks: a new one is private.
-      const text = stageFile(file, config.text, modeIfExists(file) ?? 0o600);
+      const text = stageReplacement(file, config.text, 0o600);
       staged.push({ step: config, commit: () => text.commit(), discard: () => text.discard() });
     }
   } catch (error) {
@@ -136,6 +141,14 @@ export function stageConfigChanges(configs: readonly ConfigChange[], made: strin
     throw error;
   }
   return staged;
+}
+
+function hasOtherLinks(file: string): boolean {
+  try {
+    return statSync(file).nlink > 1;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { CliError } from "../errors.ts";
-import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
+import { CliError, ExitCode } from "../errors.ts";
+import { hostnameForComparison, type Hostname } from "../protocol/hostname.ts";
 import { parseStorableObject } from "../protocol/credentials-object.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import { credentialsFileWithout, parseCredentialsFile } from "../terraform/credentials-file.ts";
@@ -19,13 +19,8 @@ import type { Machine } from "../system/io.ts";
 import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
 import { refuseRootInOthersHome } from "./cli-config-edits.ts";
 import { viewsOf } from "./read-view.ts";
-import {
-  modeIfExists,
-  readTextIfExists,
-  removeFile,
-  rewriteInPlace,
-  stageFile,
-} from "../system/files.ts";
+import { FileChanged, readTextIfExists, removeFile, stageReplacement } from "../system/files.ts";
+import { whyHelperNotRun } from "./why-helper-not-run.ts";
 
 const EMPTY_FILE = '{\n  "credentials": {}\n}\n';
 
@@ -88,6 +83,14 @@ export async function importTokens(
 ): Promise<ImportResult> {
   refuseRootInOthersHome(machine);
   const views = viewsOf(machine);
+  // Moved into a store Terraform never asks, a token is one it stops sending. A copy
+  // (--keep) leaves the files as they are.
+  const notRun = options.keep === true ? undefined : whyHelperNotRun(views.Terraform);
+  if (notRun !== undefined) {
+    throw new CliError(`import moves nothing: ${notRun.reason}`, ExitCode.Failure, {
+      fix: { situation: notRun.situation },
+    });
+  }
   const report = await importCredentials(await openStore(), views, options);
   const stacksNote = stacksHostnameNote(report.lastCredentialsFileHosts, machine.env);
   const filesRead = [...views.Terraform.files, ...views.OpenTofu.files].map(({ file }) => file);
@@ -187,7 +190,7 @@ function decide(
     if (entry.host !== undefined) return [];
     let reason = "not a hostname";
     try {
-      normalizeHostname(entry.label);
+      hostnameForComparison(entry.label);
     } catch (error) {
       reason = (error as Error).message;
     }
@@ -429,22 +432,31 @@ function removeEntries(
     const content = rest ?? (isLink || links > 1 ? EMPTY_FILE : undefined);
     const change = content === undefined ? "removed" : "rewritten";
     if (dryRun) return { change, empty };
-    if (links > 1 && content !== undefined) {
-      if (readTextIfExists(target) !== text && attempt < 5) continue;
-      rewriteInPlace(target, content);
-      return { change, empty };
-    }
-    const staged =
-      content === undefined ? undefined : stageFile(target, content, modeIfExists(target) ?? 0o600);
-    // The last look before the switch: if it changed while the new text was written, start over.
-    if (readTextIfExists(target) !== text && attempt < 5) {
+    // Staged first, then the last look: whichever way the file is then written (renamed over,
+    // or in place when hard-linked), a login that changed it meanwhile is seen and kept.
+    const staged = content === undefined ? undefined : stageReplacement(target, content);
+    if (readTextIfExists(target) !== text) {
       staged?.discard();
-      continue;
+      if (attempt < 5) continue;
+      throw changedMeanwhile(file);
     }
-    if (staged === undefined) removeFile(target);
-    else staged.commit();
+    try {
+      if (staged === undefined) removeFile(target);
+      else staged.commit();
+    } catch (error) {
+      // Replaced between the last look and the write: read it again.
+      if (!(error instanceof FileChanged)) throw error;
+      if (attempt < 5) continue;
+      throw changedMeanwhile(file);
+    }
     return { change, empty };
   }
+}
+
+function changedMeanwhile(file: string): CliError {
+  return new CliError(
+    `${file} kept changing while import wrote it: it was left as it is; run import again`,
+  );
 }
 
 /** The moved hosts that were in the credentials.tfrc.json files emptied. */

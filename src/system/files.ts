@@ -2,6 +2,7 @@ import {
   closeSync,
   constants,
   fchmodSync,
+  fchownSync,
   fstatSync,
   fsyncSync,
   ftruncateSync,
@@ -16,6 +17,7 @@ import {
   writeSync,
 } from "node:fs";
 import path from "node:path";
+import process from "node:process";
 import { CliError, errnoMeaning } from "../errors.ts";
 
 /**
@@ -89,6 +91,104 @@ interface StagedFile {
 export function stageFile(file: string, content: string | Uint8Array, mode: number): StagedFile {
   refuseSpecialFile(file, lstatIfExists(file));
   const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+  return stagedAt(writeTemp(file, bytes, mode).temp, file);
+}
+
+/**
+ * The new content of a file others may hold too (Terraform's CLI config files and
+ * credentials.tfrc.json, which dotfile repositories hard-link), staged beside it as
+ * `stageFile` stages it; `commit()` puts it in place so that the file stays what it is to
+ * everyone else:
+ * - a file with one link, whose owner the copy could be given, is replaced by the copy with
+ *   a rename (readers see the old file or the new one, never a part);
+ * - a file with more than one hard link, or whose owner the copy could not be given (another
+ *   user's file that this user may write), is written over in place: a rename would leave
+ *   the old content, tokens included, in every other link, or hand the file to this user.
+ * The file's mode is kept (`newMode` for a file that does not exist yet), and its owner.
+ * The one writer of these files: install, uninstall and import all stage through it.
+ */
+export function stageReplacement(file: string, content: string, newMode = 0o600): StagedFile {
+  const before = lstatIfExists(file);
+  refuseSpecialFile(file, before);
+  const bytes = Buffer.from(content, "utf8");
+  const { temp, ownerKept } = writeTemp(
+    file,
+    bytes,
+    before === undefined ? newMode : before.mode & 0o7777,
+    before,
+  );
+  const copy = stagedAt(temp, file);
+  if (before === undefined || (before.nlink <= 1 && ownerKept)) return copy;
+  return {
+    target: file,
+    commit: () => writeInPlace(file, bytes, before, temp),
+    discard: () => copy.discard(),
+  };
+}
+
+/**
+ * Thrown by a commit that finds `file` replaced since it was staged (another program renamed
+ * its own new version into place): nothing was written, and the caller may read the file
+ * again and start over.
+ */
+export class FileChanged extends CliError {}
+
+/**
+ * Writes `bytes` over the file `before` described, in place, once the copy at `temp` holds
+ * them (a full disk failed there already, with `file` untouched); then truncates, flushes,
+ * checks the size, and removes the copy. Refuses, writing nothing, when `file` is no longer
+ * that inode. Should the write fail once begun, the copy is left to recover from, and named.
+ */
+function writeInPlace(file: string, bytes: Uint8Array, before: Stats, temp: string): void {
+  let fd;
+  try {
+    fd = openSync(file, constants.O_WRONLY);
+  } catch (error) {
+    removeQuietly(temp);
+    throw writeFailure(file, error);
+  }
+  let now;
+  try {
+    now = fstatSync(fd);
+  } catch (error) {
+    closeQuietly(fd);
+    removeQuietly(temp);
+    throw writeFailure(file, error);
+  }
+  if (now.ino !== before.ino || now.dev !== before.dev) {
+    closeQuietly(fd);
+    removeQuietly(temp);
+    throw new FileChanged(`${file} was replaced while it was being written: it was left as it is`);
+  }
+  try {
+    writeAll(fd, bytes);
+    ftruncateSync(fd, bytes.byteLength);
+    fsyncSync(fd);
+    if (fstatSync(fd).size !== bytes.byteLength) throw shortWrite();
+  } catch (error) {
+    closeQuietly(fd);
+    throw new CliError(
+      `could not write ${file} in place: ${causeOf(error)}; its new content is in a file beside it named .${path.basename(file)}.*.tmp`,
+      undefined,
+      { cause: error },
+    );
+  }
+  closeSync(fd);
+  removeQuietly(temp);
+}
+
+/**
+ * Writes `bytes` to a new temp file beside `file` (created exclusively, with `mode` from the
+ * start so its content is never readable by others), checks that every byte went out, and
+ * flushes it; with `owner`, gives it that file's owner and group where it can
+ * (`ownerKept` says whether it could). Any failure is a CliError naming `file`.
+ */
+function writeTemp(
+  file: string,
+  bytes: Uint8Array,
+  mode: number,
+  owner?: Stats,
+): { temp: string; ownerKept: boolean } {
   const temp = tempNameBeside(file);
   let fd;
   try {
@@ -96,8 +196,10 @@ export function stageFile(file: string, content: string | Uint8Array, mode: numb
   } catch (error) {
     throw writeFailure(file, error);
   }
+  let ownerKept = true;
   try {
     fchmodSync(fd, mode); // the umask may have narrowed what openSync was given
+    if (owner !== undefined) ownerKept = giveOwner(fd, owner);
     writeAll(fd, bytes);
     fsyncSync(fd);
     // The size the file system reports, not only what write() returned: the last word on
@@ -114,7 +216,27 @@ export function stageFile(file: string, content: string | Uint8Array, mode: numb
     removeQuietly(temp);
     throw writeFailure(file, error);
   }
-  return stagedAt(temp, file);
+  return { temp, ownerKept };
+}
+
+/**
+ * Gives the file open as `fd` the owner and group of `owner`, when they differ; false when
+ * the system refuses (only root may give a file away). Windows has no POSIX owners.
+ */
+function giveOwner(fd: number, owner: Stats): boolean {
+  if (process.platform === "win32") return true;
+  const mine = fstatSync(fd);
+  if (mine.uid === owner.uid && mine.gid === owner.gid) return true;
+  try {
+    fchownSync(fd, owner.uid, owner.gid);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EPERM" || code === "EINVAL") return false;
+    throw error;
+  }
+  // The set-user-ID and set-group-ID bits go with a change of owner: put the mode back.
+  fchmodSync(fd, owner.mode & 0o7777);
+  return true;
 }
 
 /**
@@ -196,41 +318,6 @@ export function writeFileAtomically(
   mode: number,
 ): void {
   stageFile(file, content, mode).commit();
-}
-
-/**
- * Replaces the content of `file` in place, for a file with more than one hard link: a
- * rename would give `file` a new inode and leave the old content in every other link. The
- * new content is first written and flushed beside it (a full disk fails there, with `file`
- * untouched), then written over the file, which is truncated to it and flushed; the copy
- * goes once that is done. Mode, owner and every link are kept. A failure is a CliError
- * naming `file`; should it come after the overwrite began, the copy is left to recover from
- * and named.
- */
-export function rewriteInPlace(file: string, content: string): void {
-  const bytes = Buffer.from(content, "utf8");
-  const copy = stageFile(file, bytes, modeIfExists(file) ?? 0o600);
-  let fd;
-  try {
-    fd = openSync(file, constants.O_WRONLY);
-  } catch (error) {
-    copy.discard();
-    throw writeFailure(file, error);
-  }
-  try {
-    writeAll(fd, bytes);
-    ftruncateSync(fd, bytes.byteLength);
-    fsyncSync(fd);
-  } catch (error) {
-    closeQuietly(fd);
-    throw new CliError(
-      `could not write ${file} in place: ${causeOf(error)}; its new content is in a file beside it named .${path.basename(file)}.*.tmp`,
-      undefined,
-      { cause: error },
-    );
-  }
-  closeSync(fd);
-  copy.discard();
 }
 
 /**

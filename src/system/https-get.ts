@@ -16,7 +16,24 @@ export interface HttpsRequest {
    * take an empty list for its default store, environment included.
    */
   readonly trusted?: readonly string[];
+  /**
+   * Judges the server's certificate (DER) once the TLS library has verified its chain
+   * against the trusted roots, in place of the library's own host-name check (Node's
+   * rules): why it is refused, or `undefined`. Nothing is sent before it has said yes.
+   * `trustedRoot`: the certificate is itself one of the trusted roots.
+   */
+  readonly checkCertificate: (
+    host: string,
+    der: Uint8Array,
+    trustedRoot: boolean,
+  ) => CertificateRefusal | undefined;
   readonly signal: AbortSignal;
+}
+
+/** Why a server's certificate is refused: an error code, and the reason in words. */
+export interface CertificateRefusal {
+  readonly code: string;
+  readonly reason: string;
 }
 
 /** What came back: redirects are returned, never followed. */
@@ -76,7 +93,11 @@ const PROXY_VARIABLES = [
 interface BunRequestInit extends RequestInit {
   proxy?: string;
   verbose?: boolean;
-  tls?: { ca: string[]; rejectUnauthorized: true };
+  tls?: {
+    ca: string[];
+    rejectUnauthorized: true;
+    checkServerIdentity: (host: string, certificate: { raw: Uint8Array }) => Error | undefined;
+  };
 }
 
 /** Bun's `tls.getCACertificates`, which Node 20's types do not know. */
@@ -108,7 +129,19 @@ export const httpsGet: HttpsGet = async (request) => {
     signal: request.signal,
     headers: request.authorization === undefined ? {} : { authorization: request.authorization },
     ...(request.proxy === undefined ? {} : { proxy: request.proxy.href }),
-    tls: { ca, rejectUnauthorized: true },
+    tls: {
+      ca,
+      rejectUnauthorized: true,
+      // Bun (1.4.5) calls it with the leaf certificate alone, on every platform, after the
+      // chain verified and before the request is written; an Error ends the request there.
+      // The leaf alone: an intermediate's signature stays BoringSSL's to judge (SHA-1 passes).
+      checkServerIdentity(host, certificate) {
+        const der = certificate.raw;
+        const refusal = request.checkCertificate(host, der, isOneOf(der, ca));
+        if (refusal === undefined) return undefined;
+        return Object.assign(new Error(refusal.reason), { code: refusal.code, refusal });
+      },
+    },
     verbose: false,
   };
   const saved = PROXY_VARIABLES.map((name) => [name, process.env[name]] as const);
@@ -133,6 +166,14 @@ export const httpsGet: HttpsGet = async (request) => {
     body: await limitedText(response),
   };
 };
+
+/** Whether the DER certificate `der` is one of the PEM certificates `pems`. */
+function isOneOf(der: Uint8Array, pems: readonly string[]): boolean {
+  const base64 = Buffer.from(der).toString("base64");
+  return pems.some(
+    (pem) => pem.length >= base64.length && pem.replace(/-----[^-]+-----|\s/g, "") === base64,
+  );
+}
 
 async function limitedText(response: Response): Promise<string> {
   const reader: ReadableStreamDefaultReader<Uint8Array> | undefined = response.body?.getReader();
@@ -173,6 +214,9 @@ function failure(error: unknown, request: HttpsRequest): string {
   if (code === "ECONNREFUSED") return `connection to ${host} refused`;
   if (code === "ECONNRESET") return `connection to ${host} reset`;
   if (code === "ERR_PROXY_TUNNEL") return `the proxy refused the tunnel: ${message}`;
+  // Ours, from checkCertificate: the reason is already in words.
+  const refusal = (error as { refusal?: CertificateRefusal } | undefined)?.refusal;
+  if (refusal !== undefined) return `TLS: ${refusal.reason} (${refusal.code})`;
   if (typeof code === "string" && code in TLS_WORDS)
     return `TLS: ${TLS_WORDS[code] ?? code} (${code})`;
   if (typeof code === "string" && /CERT|TLS|SSL|SIGNATURE|ISSUER/.test(code))

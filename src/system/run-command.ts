@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
 import process from "node:process";
 import type { Deadline } from "./deadline.ts";
+import { registerCleanup } from "./exit-cleanups.ts";
+import { endGroup, groupMembers, OWN_GROUP, termGroup } from "./process-group.ts";
 import { countRunningCommand } from "./signal-forwarding.ts";
 
 /** How a command ended: its exit code, or the signal that killed it. */
@@ -83,12 +85,30 @@ export function runCommand(
 /** How a command run for its output ended, with what it wrote. */
 type CapturedOutcome =
   | {
-      readonly kind: "exited" | "signalled" | "timed-out";
-      /** The exit code; null when a signal ended it (ours at the deadline: "timed-out"). */
+      readonly kind: "exited" | "signalled";
+      /** The exit code; null when a signal not ours ended it. */
       readonly code: number | null;
       readonly stdout: string;
-      /** Its first MAX_STDERR_BYTES or so: more than any tool says about a failure. */
       readonly stderr: string;
+    }
+  | {
+      /** Still running at the deadline (or none left to start it): its group was ended. */
+      readonly kind: "timed-out";
+      readonly code: null;
+      readonly stdout: string;
+      readonly stderr: string;
+      /**
+       * The names of the programs it started that still ran at the deadline (`gpg`, `git`,
+       * `sh`: no arguments; not the command itself), where /proc tells; undefined where not.
+       */
+      readonly running?: readonly string[];
+    }
+  | {
+      /** It wrote more than OUTPUT_LIMIT on `stream`, and its group was ended then. */
+      readonly kind: "too-much-output";
+      readonly stream: "stdout" | "stderr";
+      /** The limit as a message says it: "4 MiB". */
+      readonly limit: string;
     }
   | Exclude<CommandOutcome, { kind: "exited" } | { kind: "signalled" }>;
 
@@ -97,7 +117,7 @@ interface CaptureOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** What the command reads on stdin, which is always a pipe, ended after it. */
   readonly input?: string;
-  /** When the command is killed if it still runs; none is started once it has passed. */
+  /** When the command is ended if it still runs; none is started once it has passed. */
   readonly deadline: Deadline;
   /** Its working directory; unset: ours. */
   readonly cwd?: string;
@@ -105,19 +125,29 @@ interface CaptureOptions {
   readonly stdoutEncoding?: "utf8" | "utf16le";
 }
 
-// A bound so that a confused child cannot fill memory.
-const MAX_STDERR_BYTES = 64 * 1024;
+/**
+ * What is kept of each of a child's streams: far more than any answer we read (a
+ * credentials object is under 1 KiB, `list --json` of 100,000 hosts about 3 MB, a failure
+ * a few lines), and little enough that a program that writes without end (a broken `pass`,
+ * a Windows program stuck in a loop) cannot fill memory. Past it, the program is ended.
+ */
+const OUTPUT_LIMIT_BYTES = 4 * 1024 * 1024;
+const OUTPUT_LIMIT = "4 MiB";
 // After the command exits, how long to wait for its pipes to close: a process it left behind
 // (an agent started without closing its stderr) must not keep us waiting.
 const CLOSE_GRACE_MS = 1000;
 
 /**
  * Runs `command` for its output: stdin a pipe with `options.input` (nothing we run may read
- * the terminal Terraform was started from), stdout and stderr collected. Never rejects: it
- * could not be started, or it ended (by its own exit, a signal, or the deadline: then it is
- * killed with SIGKILL). Not detached: a Ctrl-C in Terraform's terminal reaches it as well.
- * Only the command itself can be killed from here; a child it started that still writes to
- * the pipes gets EPIPE once they are closed.
+ * the terminal Terraform was started from), stdout and stderr collected, up to
+ * OUTPUT_LIMIT_BYTES each. Never rejects: it could not be started, or it ended (by its own
+ * exit or a signal), or it was ended at the deadline or when it wrote too much.
+ *
+ * It runs in a process group of its own (process-group.ts, not on Windows), and ending it
+ * ends the whole group: pass's gpg and git, a git hook and what the hook started, none of
+ * them left running with no parent. Ctrl-C in Terraform's terminal does not reach that group,
+ * so a signal that ends us ends it too (exit-cleanups.ts). What it leaves running after it
+ * exits by itself (gpg-agent, which starts a session of its own) is left alone.
  */
 export function captureCommand(
   command: string,
@@ -134,43 +164,76 @@ export function captureCommand(
       child = spawn(command, args, {
         env: options.env,
         stdio: ["pipe", "pipe", "pipe"],
+        detached: OWN_GROUP,
         ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       });
     } catch (error) {
       resolve(startFailure(error));
       return;
     }
-    const stdout: Buffer[] = [];
-    let stderr = "";
-    let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    const { pid } = child;
+    const group = OWN_GROUP && pid !== undefined ? pid : undefined;
+    const forgetGroup =
+      group === undefined ? () => undefined : registerCleanup(() => termGroup(group));
+    const output = { stdout: new Collected(), stderr: new Collected() };
+    let exited: { code: number | null } | undefined;
     let settled = false;
     let grace: ReturnType<typeof setTimeout> | undefined;
+    const expired = deadline.signal();
     const finish = (outcome: CapturedOutcome) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      expired.removeEventListener("abort", atDeadline);
       clearTimeout(grace);
+      forgetGroup();
       resolve(outcome);
     };
     const collected = () => ({
-      stdout: Buffer.concat(stdout).toString(options.stdoutEncoding ?? "utf8"),
-      stderr,
+      stdout: output.stdout.text(options.stdoutEncoding ?? "utf8"),
+      stderr: output.stderr.text("utf8"),
     });
     const done = () => {
       const code = exited?.code ?? null;
       finish({ kind: code === null ? "signalled" : "exited", code, ...collected() });
     };
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
+    /** Ends it and all its group, and stops reading: then `outcome` is the answer. */
+    const end = (outcome: () => CapturedOutcome) => {
+      if (settled) return;
+      const answer = outcome();
       child.stdout.destroy();
       child.stderr.destroy();
-      child.unref();
-      finish({ kind: "timed-out", code: null, ...collected() });
-    }, Math.ceil(deadline.remainingMs()));
-    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      if (stderr.length < MAX_STDERR_BYTES) stderr += chunk;
-    });
+      if (group === undefined) {
+        child.kill("SIGKILL");
+        finish(answer);
+        return;
+      }
+      // The clean-up stays registered until the group has been sent its SIGKILL.
+      settled = true;
+      expired.removeEventListener("abort", atDeadline);
+      clearTimeout(grace);
+      void endGroup(group, deadline.sleep, deadline.now).finally(() => {
+        forgetGroup();
+        resolve(answer);
+      });
+    };
+    const atDeadline = () =>
+      end(() => {
+        const running = group === undefined ? undefined : groupMembers(group, false);
+        return {
+          kind: "timed-out",
+          code: null,
+          ...collected(),
+          ...(running === undefined ? {} : { running }),
+        };
+      });
+    expired.addEventListener("abort", atDeadline);
+    for (const stream of ["stdout", "stderr"] as const) {
+      child[stream].on("data", (chunk: Buffer) => {
+        if (!output[stream].add(chunk)) {
+          end(() => ({ kind: "too-much-output", stream, limit: OUTPUT_LIMIT }));
+        }
+      });
+    }
     // It may exit before reading (pass without a store): the exit code says why, so a
     // broken pipe is no error of its own.
     child.stdin.on("error", () => undefined);
@@ -178,9 +241,9 @@ export function captureCommand(
     child.once("error", (error) => {
       finish(startFailure(error));
     });
-    child.once("exit", (code, signal) => {
+    child.once("exit", (code) => {
       if (settled) return;
-      exited = { code, signal };
+      exited = { code };
       grace = setTimeout(
         () => {
           child.stdout.destroy();
@@ -192,4 +255,22 @@ export function captureCommand(
     });
     child.once("close", done);
   });
+}
+
+/** What a child wrote on one stream, up to OUTPUT_LIMIT_BYTES. */
+class Collected {
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+
+  /** Keeps `chunk`; false once the stream has gone past the limit (then nothing is kept). */
+  add(chunk: Buffer): boolean {
+    this.bytes += chunk.length;
+    if (this.bytes > OUTPUT_LIMIT_BYTES) return false;
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  text(encoding: "utf8" | "utf16le"): string {
+    return Buffer.concat(this.chunks).toString(encoding);
+  }
 }

@@ -98,7 +98,7 @@ function inCidr(host: string, cidr: string): boolean {
 }
 
 /** The 4 or 16 bytes of an IP address (an IPv4-mapped IPv6 address counts as IPv4). */
-function addressBytes(ip: string): number[] | undefined {
+export function addressBytes(ip: string): number[] | undefined {
   if (isIP(ip) === 4) return ip.split(".").map(Number);
   if (isIP(ip) !== 6) return undefined;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);

@@ -10,9 +10,9 @@ import { spawn } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { runHelper } from "../support/helper-process.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
-import { startKeyringSession, type KeyringSession } from "../support/keyring-session.ts";
+import { dbusSend, startKeyringSession, type KeyringSession } from "../support/keyring-session.ts";
 import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
-import { countItems } from "../support/secret-service-items.ts";
+import { addItem, addKeyring, countItems } from "../support/secret-service-items.ts";
 
 const HOST = "locked-from-disk.example.com";
 const OURS = { service: "terraform-credentials", username: HOST };
@@ -35,7 +35,10 @@ describe("gnome-keyring loaded locked from disk", { skip: linuxOnly("gnome-keyri
     test(`no display: ${args.join(" ")} fails in one line that says the keyring is locked`, async () => {
       const result = await runHelper(args, { env: session.env });
       assertOneLineFailure(result);
-      assert.match(result.stderr, /the keyring is locked, and no unlock prompt can be shown here/);
+      assert.match(
+        result.stderr,
+        /the keyring "Login" is locked, and no unlock prompt can be shown here/,
+      );
       assert.doesNotMatch(result.stderr, /SECRET/);
     });
   }
@@ -86,6 +89,60 @@ describe("gnome-keyring loaded locked from disk", { skip: linuxOnly("gnome-keyri
     }
   });
 });
+
+describe(
+  "gnome-keyring started with --unlock and the right password",
+  { skip: linuxOnly("gnome-keyring") },
+  () => {
+    let session: KeyringSession;
+    before(async () => {
+      session = await startKeyringSession();
+    });
+    after(async () => {
+      await session.close();
+    });
+
+    test("a host in another keyring, locked: the message names that keyring, and blames no password", async () => {
+      const work = await addKeyring(session.env, "Work", "work-keyring-password");
+      await addItem(
+        session.env,
+        { service: "terraform-credentials", username: "work.example.com" },
+        '{"token":"SECRET-work"}',
+        "work.example.com",
+        work,
+      );
+      await dbusSend(session.env, [
+        "--dest=org.freedesktop.secrets",
+        "/org/freedesktop/secrets",
+        "org.freedesktop.Secret.Service.Lock",
+        `array:objpath:${work}`,
+      ]);
+      const result = await runHelper(["get", "work.example.com"], { env: session.env });
+      assertOneLineFailure(result);
+      assert.match(
+        result.stderr,
+        /^could not read from the keychain: the keyring "Work" is locked, and no unlock prompt can be shown here \(no desktop session\); unlock the "Work" keyring where its unlock prompt can be shown/,
+      );
+      assert.doesNotMatch(result.stderr, /password|gnome-keyring-daemon|SECRET/);
+    });
+
+    test("the login keyring locked by a client: named, and the cause may be that lock", async () => {
+      assertSilentSuccess(
+        await runHelper(["store", "login.example.com"], {
+          env: session.env,
+          stdin: '{"token":"SECRET-login"}',
+        }),
+      );
+      await session.lockCollection();
+      const result = await runHelper(["get", "login.example.com"], { env: session.env });
+      assertOneLineFailure(result);
+      assert.match(
+        result.stderr,
+        /^could not read from the keychain: the keyring "Login" is locked, although gnome-keyring was started with --unlock: the password it was given may have been wrong, or the keyring was locked since; run "echo -n PASSWORD \| gnome-keyring-daemon --replace --unlock/,
+      );
+    });
+  },
+);
 
 /**
  * dbus-monitor on the session's bus, watching the Secret Service's Unlock and its prompts;

@@ -158,7 +158,7 @@ describe("the printed fixes for GNOME Keyring without a desktop", { skip: ONLY_O
     assertSilentSuccess(await store(session, "kept.example.com", "kept-token"));
     await session.lockCollection();
     const failed = await store(session, "app.terraform.io");
-    assert.match(failed.stderr, /the keyring is locked/);
+    assert.match(failed.stderr, /the keyring "Login" is locked/);
     await followFix(session, failed);
     assert.equal((await get(session, "kept.example.com")).stdout, '{"token":"kept-token"}\n');
   });
@@ -177,7 +177,7 @@ describe("the printed fixes for GNOME Keyring without a desktop", { skip: ONLY_O
       "gnome-keyring to stop",
     );
     const failed = await store(session, "app.terraform.io");
-    assert.match(failed.stderr, /the keyring is locked/);
+    assert.match(failed.stderr, /the keyring "Login" is locked/);
     await followFix(session, failed);
     assert.equal((await get(session, "kept.example.com")).stdout, '{"token":"kept-token"}\n');
   });
@@ -244,7 +244,7 @@ describe("the printed fixes for GNOME Keyring without a desktop", { skip: ONLY_O
     const failed = await store(session, "app.terraform.io");
     assert.match(
       failed.stderr,
-      /the keyring is locked.*although gnome-keyring was started with --unlock: the password it was given may have been wrong/,
+      /the keyring "Login" is locked.*although gnome-keyring was started with --unlock: the password it was given may have been wrong/,
     );
     await followFix(session, failed);
     assert.equal((await get(session, "kept.example.com")).stdout, '{"token":"kept-token"}\n');

@@ -1,6 +1,7 @@
 import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { X509Certificate } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -48,6 +49,8 @@ export interface WinePrefix {
   writeLandedCredential(target: string, userName: string, blob: Buffer): Promise<void>;
   /** Whether a program in the prefix can load the DLL `name` (LoadLibraryW). */
   canLoadLibrary(name: string): Promise<boolean>;
+  /** Adds the PEM certificate in `pemFile` to the current user's trusted roots. */
+  trustRoot(pemFile: string): Promise<void>;
   /** Stops the prefix's wineserver and deletes the prefix. */
   close(): Promise<void>;
 }
@@ -129,7 +132,7 @@ export async function startWinePrefix(
   try {
     const tool = (name: string) => path.join(sandbox, `${name}.exe`);
     const toolsBuilt = Promise.all(
-      ["read-credential", "write-credential", "load-library"].map((name) =>
+      ["read-credential", "write-credential", "load-library", "trust-root"].map((name) =>
         run(MINGW_GCC, [
           "-municode",
           "-O2",
@@ -138,6 +141,7 @@ export async function startWinePrefix(
           tool(name),
           path.join(SOURCES, `${name}.c`),
           "-ladvapi32",
+          "-lcrypt32",
         ]),
       ),
     );
@@ -205,6 +209,11 @@ export async function startWinePrefix(
           if ((error as { code?: unknown }).code === 1) return false;
           throw error;
         }
+      },
+      async trustRoot(pemFile) {
+        const der = path.join(sandbox, `root-${Date.now().toString(36)}.der`);
+        writeFileSync(der, new X509Certificate(readFileSync(pemFile)).raw);
+        await run(wine.loader, [tool("trust-root"), der]);
       },
       close,
     };

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Deadline } from "../../system/deadline.ts";
+import { oneLine, printable } from "../../system/quote.ts";
 import { captureCommand } from "../../system/run-command.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -86,7 +87,7 @@ export async function gpgDecrypts(
   );
   if (encrypted.timedOut) return noAnswer(deadline);
   if (encrypted.code !== 0) {
-    const reason = `gpg cannot encrypt to its key ${recipients.join(", ")} (${errorLine(encrypted.stderr)})`;
+    const reason = `gpg cannot encrypt to its key ${keyList(recipients)} (${errorLine(encrypted.stderr)})`;
     return { ok: false, kind: "cannot encrypt", reason };
   }
   const decrypted = await gpg(
@@ -103,7 +104,7 @@ export async function gpgDecrypts(
     ? {
         ok: false,
         kind: "no secret key",
-        reason: `no secret key for ${recipients.join(", ")} is on this machine`,
+        reason: `no secret key for ${keyList(recipients)} is on this machine`,
       }
     : {
         ok: false,
@@ -148,6 +149,13 @@ async function runGpg(
     case "signalled":
     case "timed-out":
       return { ...outcome, timedOut: outcome.kind === "timed-out" };
+    case "too-much-output":
+      return {
+        code: null,
+        stdout: "",
+        stderr: `gpg wrote more than ${outcome.limit} to ${outcome.stream} and was ended`,
+        timedOut: false,
+      };
     case "not-found":
     case "not-executable":
     case "too-big":
@@ -170,7 +178,16 @@ function errorLine(text: string): string {
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line !== "");
-  return lines.find((line) => /: skipped: |failed: /.test(line)) ?? lines.at(-1) ?? "no message";
+  // gpg repeats a key id as given, escape sequences and all: folded, as all outside text.
+  return oneLine(
+    lines.find((line) => /: skipped: |failed: /.test(line)) ?? lines.at(-1) ?? "no message",
+    200,
+  );
+}
+
+/** Key ids as messages show them: read from .gpg-id, which a shared store's remote may write. */
+function keyList(recipients: readonly string[]): string {
+  return recipients.map(printable).join(", ");
 }
 
 /** gpg's `-r` options for `recipients`, as shell words (the gpg-key-locked fix's RECIPIENTS). */

@@ -1,5 +1,5 @@
 import { CliError } from "../../errors.ts";
-import { oneLine } from "../../system/quote.ts";
+import { oneLine, printable, quote } from "../../system/quote.ts";
 
 /** What a run of `pass` gave back, for `passFailure` to read. */
 export interface PassResult {
@@ -43,12 +43,39 @@ export function startFailure(
   );
 }
 
-export function timeoutFailure(args: readonly string[], context: FailureContext): CliError {
+/**
+ * `pass` still running at the deadline, with `running` the names of what it had started and
+ * still ran then (undefined where /proc does not tell): gpg waiting for a passphrase or an
+ * agent is the common case; anything else (git, a hook's children) is named instead. pass's
+ * own subshells carry its name, and are not named.
+ */
+export function timeoutFailure(
+  args: readonly string[],
+  context: FailureContext,
+  running?: readonly string[],
+): CliError {
   const name = args.at(-1) ?? "";
+  const ours = new Set(["pass", (context.command.split("/").at(-1) ?? "").slice(0, 15)]);
+  const others = [...new Set(running ?? [])].filter((program) => !ours.has(program));
+  const waitingForGpg = others.length === 0 || others.some((program) => program.startsWith("gpg"));
+  const why = waitingForGpg
+    ? "gpg waits for a passphrase nobody can enter here, or for a gpg-agent that does not answer"
+    : `it still ran ${others.map(printable).join(", ")}, ended now with it`;
   return new CliError(
-    `"pass ${args[0] ?? ""} ${name}" did not finish within ${context.seconds} s: gpg waits for a passphrase nobody can enter here, or for a gpg-agent that does not answer`,
+    `"pass ${args[0] ?? ""} ${name}" did not finish within ${context.seconds} s: ${why}`,
     undefined,
     { fix: { situation: "store-needs-doctor" } },
+  );
+}
+
+/** `pass` (or what it ran) wrote more than any answer holds, and was ended. */
+export function tooMuchOutput(
+  args: readonly string[],
+  context: FailureContext,
+  outcome: { readonly stream: string; readonly limit: string },
+): CliError {
+  return new CliError(
+    `"pass ${args[0] ?? ""} ${args.at(-1) ?? ""}" wrote more than ${outcome.limit} to ${outcome.stream}, more than any entry holds, and was ended; check that ${quote(context.command)} is the pass executable`,
   );
 }
 

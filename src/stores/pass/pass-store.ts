@@ -18,6 +18,7 @@ import {
   passFailure,
   startFailure,
   timeoutFailure,
+  tooMuchOutput,
   type FailureContext,
   type PassResult,
 } from "./pass-failures.ts";
@@ -206,7 +207,9 @@ async function runPass(
     case "signalled":
       return { code: outcome.code, stdout: outcome.stdout, stderr: outcome.stderr, args };
     case "timed-out":
-      throw timeoutFailure(args, context);
+      throw timeoutFailure(args, context, outcome.running);
+    case "too-much-output":
+      throw tooMuchOutput(args, context, outcome);
     case "not-found":
     case "not-executable":
     case "too-big":

@@ -19,6 +19,7 @@ export const secretServiceStore: StoreDescription = {
     "no-default-collection",
     "keyring-locked",
     "keyring-password-wrong",
+    "other-keyring-locked",
     "no-default-chosen",
     "unlock-prompt-dismissed",
     "keyring-on-desktop",

@@ -1,6 +1,7 @@
 import { CliError } from "../../errors.ts";
 import type { FixNeeded, Situation } from "../../fixes.ts";
-import { oneLine } from "../../system/quote.ts";
+import { oneLine, quote } from "../../system/quote.ts";
+import type { LockedKeyring } from "./locked-keyrings.ts";
 import { BUS, BusUnavailable, DbusErrorReply, DeadlineExpired, TURN } from "./connection.ts";
 import {
   ItemGone,
@@ -32,6 +33,8 @@ interface Circumstances {
    * on stdin): a login keyring locked now may have been given the wrong one.
    */
   readonly startedWithUnlock?: boolean;
+  /** The keyrings that are locked (locked-keyrings.ts): a message names them by label. */
+  readonly lockedKeyrings?: readonly LockedKeyring[];
 }
 
 const LIMIT = "(--timeout or TF_CREDENTIALS_KEYCHAIN_TIMEOUT sets the limit)";
@@ -51,17 +54,7 @@ export function diagnose(
     ...(situation === undefined ? {} : { fix: { situation } }),
     transient,
   });
-  // gnome-keyring started with --unlock unlocks the login keyring with the password it was
-  // given, or creates it: locked now, that password did not open the keyring there was.
-  const locked = (summary: string): Diagnosis =>
-    // Said in its place, not after it: the line stays short.
-    circumstances.startedWithUnlock === true
-      ? result(
-          "the keyring is locked, although gnome-keyring was started with --unlock: the password it was given may have been wrong",
-          false,
-          "keyring-password-wrong",
-        )
-      : result(summary, false, "keyring-locked");
+  const locked = (summary: string): Diagnosis => lockedDiagnosis(summary, circumstances, result);
   if (error instanceof BusUnavailable && error.code === "EAGAIN") {
     // The kernel refused the connect for the moment: the bus is there, and busy. Retried
     // until the deadline; this is said only after it.
@@ -128,6 +121,47 @@ export function diagnose(
   }
   if (error instanceof DbusErrorReply) return diagnoseReply(error, result, locked);
   throw error;
+}
+
+/**
+ * A locked keyring, said of the keyring it is (by its label, quoted: the daemon's text) with
+ * the fix that unlocks that one. gnome-keyring started with `--unlock` unlocks the login
+ * keyring with the password it was given, or creates it: the login keyring locked now was
+ * given the wrong one, or has been locked since; `--unlock` opens no other keyring, so
+ * another locked one is said as such, whatever the daemon was started with.
+ */
+function lockedDiagnosis(
+  summary: string,
+  { startedWithUnlock, lockedKeyrings = [] }: Circumstances,
+  result: (summary: string, transient?: boolean, situation?: Situation) => Diagnosis,
+): Diagnosis {
+  const login = lockedKeyrings.filter((keyring) => keyring.login);
+  const others = lockedKeyrings.filter((keyring) => !keyring.login);
+  // The login keyring first: its fix is the one that opens it, after which others are seen.
+  const named = login.length > 0 ? login : others;
+  const said =
+    named.length === 0
+      ? summary
+      : summary.replace(
+          /^the keyring is/,
+          `the keyring${named.length > 1 ? "s" : ""} ${named.map((keyring) => quote(keyring.label)).join(", ")} ${named.length > 1 ? "are" : "is"}`,
+        );
+  if (login.length === 0 && others.length > 0) {
+    const first = others[0]?.label ?? "";
+    return {
+      ...result(said, false),
+      fix: { situation: "other-keyring-locked", values: { KEYRING: quote(first) } },
+    };
+  }
+  if (startedWithUnlock === true) {
+    // Said in its place, not after it: the line stays short.
+    return result(
+      `${said.replace(/, and no unlock prompt.*$/, "")}, although gnome-keyring was started with --unlock: the password it was given may have been wrong, or the keyring was locked since`,
+      false,
+      "keyring-password-wrong",
+    );
+  }
+  return result(said, false, "keyring-locked");
 }
 
 function diagnoseReply(

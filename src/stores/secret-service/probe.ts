@@ -3,6 +3,7 @@ import { noAddressReason, sessionBusAddresses } from "./bus-address.ts";
 import type { Deadline } from "../../system/deadline.ts";
 import { BUS, BusConnection, BusUnavailable } from "./connection.ts";
 import { diagnose } from "./failures.ts";
+import { lockedKeyrings } from "./locked-keyrings.ts";
 import { startedWithUnlock } from "./started-with-unlock.ts";
 import {
   canShowPrompt,
@@ -87,8 +88,10 @@ export async function probeSecretService(env: Env, deadline: Deadline): Promise<
     if (locked) {
       // On a desktop the first call shows an unlock prompt; without one, every call fails.
       if (!canShowPrompt(env)) {
-        return fail(new KeyringLocked("no-prompt"), {
+        const error = new KeyringLocked("no-prompt", [collection]);
+        return fail(error, {
           startedWithUnlock: await startedWithUnlock(connection),
+          lockedKeyrings: await lockedKeyrings(api, error),
         });
       }
       return {

@@ -18,8 +18,10 @@ const NONE = "/";
 /** The keyring is locked and could not be unlocked here (no prompt can be shown, or it was dismissed). */
 export class KeyringLocked extends Error {
   readonly reason: "no-prompt" | "dismissed";
+  /** The items and collections that were to be unlocked, when known: what is locked. */
+  readonly objects: readonly string[];
 
-  constructor(reason: "no-prompt" | "dismissed") {
+  constructor(reason: "no-prompt" | "dismissed", objects: readonly string[] = []) {
     super(
       reason === "no-prompt"
         ? "locked, and no unlock prompt can be shown"
@@ -27,6 +29,7 @@ export class KeyringLocked extends Error {
     );
     this.name = "KeyringLocked";
     this.reason = reason;
+    this.objects = objects;
   }
 }
 
@@ -208,6 +211,13 @@ export class SecretServiceApi {
     return value;
   }
 
+  /** A collection's label: the keyring's name as the person gave it ("Login", "Work"). */
+  async collectionLabel(collection: string): Promise<string> {
+    const value = await this.property(collection, INTERFACE.collection, "Label");
+    if (typeof value !== "string") throw new UnexpectedReply("Get(Label)");
+    return value;
+  }
+
   /** An item's attributes. */
   async itemAttributes(item: string): Promise<Map<string, string>> {
     const value = await goneAs(item, GONE_ITEM, this.property(item, INTERFACE.item, "Attributes"));
@@ -294,7 +304,7 @@ export class SecretServiceApi {
    * one, that is said at once instead of at the deadline.
    */
   async unlock(objects: readonly string[]): Promise<void> {
-    if (!this.prompts.canPrompt) throw new KeyringLocked("no-prompt");
+    if (!this.prompts.canPrompt) throw new KeyringLocked("no-prompt", objects);
     const reply = await this.service("Unlock", "ao", [objects]);
     const [, prompt] = reply.body;
     if (typeof prompt !== "string") throw new UnexpectedReply("Unlock");

@@ -21,6 +21,7 @@ import {
 } from "./secret-service.ts";
 import { SessionError, startKeyExchange, type KeyExchange } from "./session.ts";
 import { searchUnlocked, type SearchScope } from "./locked.ts";
+import { lockedKeyrings } from "./locked-keyrings.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -117,10 +118,14 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
         if (error instanceof CliError) throw error;
         if (error instanceof ItemGone && ++gone < SEARCHES) continue;
         gone = 0;
-        // Only a locked keyring asks more: whether gnome-keyring was given a password.
+        // Only a locked keyring asks more: which keyrings are locked, by their labels, and
+        // whether gnome-keyring was given a password.
         const circumstances =
           isLockedFailure(error) && client !== undefined
-            ? { startedWithUnlock: await client.startedWithUnlock() }
+            ? {
+                startedWithUnlock: await client.startedWithUnlock(),
+                lockedKeyrings: await lockedKeyrings(client.api, error),
+              }
             : {};
         client?.close();
         client = undefined;

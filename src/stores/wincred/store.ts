@@ -1,4 +1,4 @@
-import { CliError } from "../../errors.ts";
+import { CliError, ExitCode } from "../../errors.ts";
 import { oneLine } from "../../system/quote.ts";
 import { canonicalHostname, type Hostname } from "../../protocol/hostname.ts";
 import type { CredentialStore } from "../../protocol/credential-store.ts";
@@ -38,6 +38,16 @@ export function createWincredStore(
   return {
     async get(host) {
       const printed = await call(["get", host]);
+      // It always answers: "{}" when nothing is stored. Nothing at all is no stored entry
+      // of any kind (interop lost its output, or the .exe is not the helper), and no reason
+      // to delete one.
+      if (printed.trim() === "") {
+        throw new CliError(
+          `the Windows helper answered nothing to "get ${host}" (exit code 0, no output)`,
+          ExitCode.Failure,
+          { fix: { situation: "wsl-interop-failing" } },
+        );
+      }
       // One JSON document and a newline; "{}" is "nothing stored" (protocol/verbs.ts).
       const object = printed.replace(/\r?\n$/, "");
       return object === "{}" ? undefined : object;

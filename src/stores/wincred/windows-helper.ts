@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { CliError, ExitCode } from "../../errors.ts";
 import type { Situation } from "../../fixes.ts";
-import { oneLine } from "../../system/quote.ts";
+import { oneLine, quote } from "../../system/quote.ts";
 import { HELPER_NAME } from "../../terraform/locations.ts";
 import type { Deadline } from "../../system/deadline.ts";
 import { linuxPathOf } from "./windows-paths.ts";
@@ -60,6 +60,11 @@ export async function findWindowsHelper(env: Env, deadline: Deadline): Promise<W
         "windows-side-hung",
       );
     }
+    if (run.kind === "too much output") {
+      throw new CliError(
+        `${path.win32.basename(program)} wrote more than ${run.limit} to ${run.stream}, more than any answer holds, and was ended`,
+      );
+    }
     if (run.kind === "not started") {
       throw windowsSideError(
         `WSL could not start ${program} (${run.reason})`,
@@ -111,6 +116,14 @@ async function windowsAppData(cmd: string, windowsRun: WindowsRunner): Promise<s
   if (run.code !== 0 || appData === "" || appData === "%APPDATA%") {
     throw windowsSideError(
       `cmd.exe did not tell %APPDATA% (exit code ${run.code}${run.stderr.trim() === "" ? "" : `: ${oneLine(run.stderr, 200)}`})`,
+      "wsl-interop-failing",
+    );
+  }
+  // Text from the Windows side: a control character (an escape sequence, a line break) is in
+  // no Windows path, and must not reach the terminal in the messages that name the helper.
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(appData)) {
+    throw windowsSideError(
+      `cmd.exe answered %APPDATA% with ${quote(appData)}, which is not a Windows path`,
       "wsl-interop-failing",
     );
   }

@@ -12,6 +12,8 @@ export type WindowsRun =
     }
   /** Still running at the deadline, and ended then (or not started, no time being left). */
   | { readonly kind: "timed out" }
+  /** It wrote more than `limit` on `stream`, and was ended then. */
+  | { readonly kind: "too much output"; readonly stream: string; readonly limit: string }
   /** It could not be started; `reason` says why (not-found: interop could not find it). */
   | { readonly kind: "not started"; readonly reason: string };
 
@@ -40,6 +42,8 @@ export async function runWindowsProgram(
   switch (outcome.kind) {
     case "timed-out":
       return { kind: "timed out" };
+    case "too-much-output":
+      return { kind: "too much output", stream: outcome.stream, limit: outcome.limit };
     case "exited":
     case "signalled":
       // A signal not ours (a crash) is a failed run: its stderr says what it could.

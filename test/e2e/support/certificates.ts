@@ -87,6 +87,54 @@ export async function createTestCertificates(
   return { caFile, certFile, keyFile };
 }
 
+/** What {@link createCertificate} makes: a server certificate of one kind, for a TLS table. */
+export interface CertificateSpec {
+  /** The subject's Common Name. */
+  readonly commonName: string;
+  /** The subjectAltName entries (`DNS:…`, `IP:…`); none: no SAN extension at all. */
+  readonly altNames: readonly string[];
+  /** The digest the CA signs with: `sha256`, or `sha1` for a certificate Go refuses. */
+  readonly digest: "sha256" | "sha1";
+}
+
+/**
+ * Creates, in `dir`, the certificate `spec` describes for a new P-256 key, signed by `ca`
+ * (whose key type, EC or RSA, makes the signature ECDSA or RSA); `name` names the files.
+ */
+export async function createCertificate(
+  dir: string,
+  name: string,
+  spec: CertificateSpec,
+  ca: TestCa,
+): Promise<{ readonly certFile: string; readonly keyFile: string }> {
+  const certFile = join(dir, `${name}.pem`);
+  const keyFile = join(dir, `${name}.key`);
+  const csrFile = join(dir, `${name}.csr`);
+  const extFile = join(dir, `${name}.ext`);
+  await openssl`req -new ${EC_KEY} -keyout ${keyFile} -out ${csrFile} -subj ${`/CN=${spec.commonName}`}`;
+  const extensions = [
+    "basicConstraints=critical,CA:FALSE",
+    "keyUsage=critical,digitalSignature,keyEncipherment",
+    "extendedKeyUsage=serverAuth",
+    ...(spec.altNames.length === 0 ? [] : [`subjectAltName=${spec.altNames.join(",")}`]),
+    "",
+  ];
+  await writeFile(extFile, extensions.join("\n"));
+  const serial = `0x7${randomBytes(15).toString("hex")}`;
+  await openssl`x509 -req -in ${csrFile} -CA ${ca.caFile} -CAkey ${ca.keyFile} -days 2
+    -set_serial ${serial} -extfile ${extFile} ${`-${spec.digest}`} -out ${certFile}`;
+  return { certFile, keyFile };
+}
+
+/** A CA like {@link createTestCa}'s with an RSA key, its files named `NAME.pem`, `NAME.key`. */
+export async function createRsaTestCa(dir: string, name: string): Promise<TestCa> {
+  const ca = { caFile: join(dir, `${name}.pem`), keyFile: join(dir, `${name}.key`) };
+  await openssl`req -x509 -newkey rsa:2048 -nodes -keyout ${ca.keyFile} -out ${ca.caFile} -days 2
+    -subj ${`/CN=terraform-credentials-keychain ${name}`} -addext basicConstraints=critical,CA:TRUE
+    -addext keyUsage=critical,keyCertSign,cRLSign`;
+  return ca;
+}
+
 /**
  * Runs openssl with the words of the template as arguments; each interpolated value is one
  * argument as is (paths may hold spaces) and an interpolated array is spread into several.

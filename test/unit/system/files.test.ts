@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
+  chmodSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -15,7 +18,13 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
 import { CliError } from "../../../src/errors.ts";
-import { readTextIfExists, stageFile, writeFileAtomically } from "../../../src/system/files.ts";
+import {
+  FileChanged,
+  readTextIfExists,
+  stageFile,
+  stageReplacement,
+  writeFileAtomically,
+} from "../../../src/system/files.ts";
 import { smallDisk } from "../../support/small-disk.ts";
 
 const posix = process.platform !== "win32";
@@ -112,6 +121,69 @@ describe("writeFileAtomically", () => {
     assert.deepEqual(readdirSync(path.dirname(file)), ["file"]);
     stageFile(file, "new", 0o644).commit();
     assert.equal(readFileSync(file, "utf8"), "new");
+  });
+});
+
+describe("stageReplacement", () => {
+  test("a hard-linked file is written in place: every link sees it, mode kept, no temp file left", (t) => {
+    const dir = tempDir(t);
+    const file = path.join(dir, "config");
+    const other = path.join(dir, "dotfile");
+    writeFileSync(file, "old text, longer than the new one");
+    if (posix) chmodSync(file, 0o640);
+    linkSync(file, other);
+    stageReplacement(file, "new").commit();
+    assert.equal(readFileSync(other, "utf8"), "new");
+    assert.equal(statSync(file).ino, statSync(other).ino);
+    if (posix) assert.equal(statSync(file).mode & 0o777, 0o640);
+    assert.deepEqual(readdirSync(dir).sort(), ["config", "dotfile"]);
+  });
+
+  test("a file with one link is renamed over, mode kept; a new one gets the mode given", (t) => {
+    const dir = tempDir(t);
+    const file = path.join(dir, "config");
+    writeFileSync(file, "old");
+    if (posix) chmodSync(file, 0o640);
+    const inode = statSync(file).ino;
+    stageReplacement(file, "new").commit();
+    assert.equal(readFileSync(file, "utf8"), "new");
+    assert.notEqual(statSync(file).ino, inode);
+    if (posix) assert.equal(statSync(file).mode & 0o777, 0o640);
+    const fresh = path.join(dir, "fresh");
+    stageReplacement(fresh, "x", 0o600).commit();
+    if (posix) assert.equal(statSync(fresh).mode & 0o777, 0o600);
+  });
+
+  test("a hard-linked file replaced after staging is left alone: FileChanged, nothing written", (t) => {
+    const dir = tempDir(t);
+    const file = path.join(dir, "config");
+    writeFileSync(file, "old");
+    linkSync(file, path.join(dir, "dotfile"));
+    const staged = stageReplacement(file, "ours");
+    writeFileSync(path.join(dir, "theirs"), "theirs");
+    renameSync(path.join(dir, "theirs"), file);
+    assert.throws(() => staged.commit(), FileChanged);
+    assert.equal(readFileSync(file, "utf8"), "theirs");
+    assert.deepEqual(readdirSync(dir).sort(), ["config", "dotfile"]);
+  });
+
+  test("on a full disk a hard-linked file keeps every byte in every link", (t) => {
+    const disk = smallDisk(t, 256);
+    if (disk === undefined) return;
+    const file = path.join(disk.dir, "credentials.tfrc.json");
+    const before = `{"credentials": {"h": {"token": "KEEP"}}}\n${" ".repeat(20_000)}`;
+    writeFileSync(file, before);
+    linkSync(file, path.join(disk.dir, "dotfile"));
+    disk.fill(8 * 1024);
+    assert.throws(
+      () => stageReplacement(file, `${before} `).commit(),
+      (error: unknown) => error instanceof CliError && /no space left/.test(error.message),
+    );
+    assert.equal(readFileSync(path.join(disk.dir, "dotfile"), "utf8"), before);
+    assert.deepEqual(
+      readdirSync(disk.dir).filter((name) => name.endsWith(".tmp")),
+      [],
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import { describe, test } from "node:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { deadlineAt, deadlineIn } from "../../../src/system/deadline.ts";
@@ -75,6 +75,50 @@ describe("captureCommand", { skip: !posix && "POSIX commands" }, () => {
     assert.equal(existsSync(marker), false, "touch was not run");
   });
 
+  // 4 MiB, OUTPUT_LIMIT_BYTES: kept whole up to it, ended one byte past it.
+  for (const stream of ["stdout", "stderr"] as const) {
+    test(`what it writes to ${stream} is kept up to 4 MiB, and one byte more ends it`, async () => {
+      const write = (bytes: number) =>
+        captureCommand(
+          "sh",
+          ["-c", `head -c ${bytes} /dev/zero${stream === "stderr" ? " >&2" : ""}`],
+          {
+            env,
+            deadline: deadlineIn(30),
+          },
+        );
+      const whole = await write(4 * 1024 * 1024);
+      assert.equal(whole.kind, "exited");
+      assert.equal("code" in whole && whole[stream].length, 4 * 1024 * 1024);
+      assert.deepEqual(await write(4 * 1024 * 1024 + 1), {
+        kind: "too-much-output",
+        stream,
+        limit: "4 MiB",
+      });
+    });
+  }
+
+  test("at the deadline its whole process group ends, and what ran is named", async () => {
+    const outcome = await captureCommand("sh", ["-c", "sleep 1000 & echo $!; wait"], {
+      env,
+      // Long enough for sh to start and say its child's pid on a loaded machine.
+      deadline: deadlineIn(3),
+    });
+    assert.equal(outcome.kind, "timed-out");
+    if (process.platform === "linux") assert.deepEqual(outcome.running, ["sleep"]);
+    const grandchild = Number(outcome.stdout);
+    assert.ok(grandchild > 0);
+    // Gone, or a zombie its new parent has not reaped yet.
+    let state = "gone";
+    try {
+      process.kill(grandchild, 0);
+      state = process.platform === "linux" ? stateOf(grandchild) : "alive";
+    } catch {
+      // gone
+    }
+    assert.match(state, /^(gone|Z)$/);
+  });
+
   test("a command that is not there is said to be so, not thrown", async () => {
     const outcome = await captureCommand("no-such-command-tfck", [], {
       env,
@@ -83,3 +127,13 @@ describe("captureCommand", { skip: !posix && "POSIX commands" }, () => {
     assert.deepEqual(outcome, { kind: "not-found" });
   });
 });
+
+/** The state letter of process `pid` in /proc ("Z" for a zombie), or "gone". */
+function stateOf(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(") ") + 2).split(" ")[0] ?? "gone";
+  } catch {
+    return "gone";
+  }
+}

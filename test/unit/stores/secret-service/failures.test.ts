@@ -402,10 +402,51 @@ describe("a locked keyring under a gnome-keyring started with --unlock", () => {
       const diagnosis = diagnose(error, TIMEOUT_SECONDS, { startedWithUnlock: true });
       assert.match(
         diagnosis.summary,
-        /^the keyring is locked, although gnome-keyring was started with --unlock: the password it was given may have been wrong$/,
+        /^the keyring is locked, although gnome-keyring was started with --unlock: the password it was given may have been wrong, or the keyring was locked since$/,
       );
       assert.deepEqual(diagnosis.fix, { situation: "keyring-password-wrong" });
       assert.deepEqual(diagnose(error, TIMEOUT_SECONDS).fix, { situation: "keyring-locked" });
     });
   }
+});
+
+describe("a locked keyring is named by its own label", () => {
+  const login = { label: "Login", login: true };
+  const work = { label: "Work \u001b[31m", login: false };
+  for (const startedWithUnlock of [false, true]) {
+    test(`another keyring than the login one (--unlock ${startedWithUnlock ? "given" : "not given"}): its label, and the fix that unlocks it`, () => {
+      const diagnosis = diagnose(new KeyringLocked("no-prompt"), TIMEOUT_SECONDS, {
+        startedWithUnlock,
+        lockedKeyrings: [work],
+      });
+      assert.equal(
+        diagnosis.summary,
+        'the keyring "Work \\u001b[31m" is locked, and no unlock prompt can be shown here (no desktop session)',
+      );
+      assert.deepEqual(diagnosis.fix, {
+        situation: "other-keyring-locked",
+        values: { KEYRING: '"Work \\u001b[31m"' },
+      });
+    });
+  }
+
+  test("the login keyring under --unlock: named, with the password or a lock since as the cause", () => {
+    const diagnosis = diagnose(reply("org.freedesktop.Secret.Error.IsLocked"), TIMEOUT_SECONDS, {
+      startedWithUnlock: true,
+      lockedKeyrings: [work, login],
+    });
+    assert.equal(
+      diagnosis.summary,
+      'the keyring "Login" is locked, although gnome-keyring was started with --unlock: the password it was given may have been wrong, or the keyring was locked since',
+    );
+    assert.deepEqual(diagnosis.fix, { situation: "keyring-password-wrong" });
+  });
+
+  test("the login keyring without --unlock: named, with the fix that unlocks it", () => {
+    const diagnosis = diagnose(new KeyringLocked("no-prompt"), TIMEOUT_SECONDS, {
+      lockedKeyrings: [login],
+    });
+    assert.match(diagnosis.summary, /^the keyring "Login" is locked, and no unlock prompt/);
+    assert.deepEqual(diagnosis.fix, { situation: "keyring-locked" });
+  });
 });
