@@ -63,27 +63,6 @@ const layerRules = (patterns) => ({
   ],
 });
 
-/** The files of the Linux keychain's protocol path: no JavaScript-written builtin there. */
-export const PROTOCOL_PATH_FILES = [
-  "src/main.ts",
-  "src/cli/run.ts",
-  "src/cli/protocol-call.ts",
-  "src/cli/followed-options.ts",
-  "src/cli/read-input.ts",
-  "src/commands/options.ts",
-  "src/protocol/credentials-object.ts",
-  "src/protocol/hostname.ts",
-  "src/protocol/verbs.ts",
-  "src/stores/secret-service/bus-address.ts",
-  "src/stores/secret-service/connection.ts",
-  "src/stores/secret-service/locked.ts",
-  "src/stores/secret-service/secret-service.ts",
-  "src/stores/secret-service/session.ts",
-  "src/stores/secret-service/store.ts",
-  "src/stores/secret-service/unix-socket.ts",
-  "src/stores/secret-service/wire.ts",
-];
-
 const layerBlocks = [
   ...Object.entries(LAYERS_ABOVE).map(([layer, above]) => ({
     files: [`src/${layer}/**/*.ts`],
@@ -222,37 +201,6 @@ export default tseslint.config(
     },
   },
   ...layerBlocks,
-  {
-    // What a get, store and forget run on Linux's keychain, the store most calls reach.
-    // JavaScriptCore compiles its JavaScript-written builtins on their first call, ~15-100 µs
-    // each, which a call that lives ~13 ms pays every time; loops cost nothing more
-    // (docs/speed.md). test/unit/lint/layers.test.ts plants a call in each.
-    files: PROTOCOL_PATH_FILES,
-    rules: {
-      "no-restricted-properties": [
-        "error",
-        ...[
-          "forEach",
-          "map",
-          "filter",
-          "find",
-          "findIndex",
-          "some",
-          "every",
-          "reduce",
-          "flatMap",
-        ].map((property) => ({
-          property,
-          message: "a protocol call runs this: use a loop (a builtin's first call compiles it)",
-        })),
-        {
-          object: "Array",
-          property: "from",
-          message: "a protocol call runs this: use a loop (Array.from's first call takes ~0.1 ms)",
-        },
-      ],
-    },
-  },
   { files: ["**/*.js", "**/*.cjs", "**/*.mjs"], ...tseslint.configs.disableTypeChecked },
   {
     // Plain CommonJS run directly by Node: the npm package's launcher.

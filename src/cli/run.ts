@@ -57,27 +57,16 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
   const beforeSecret = () => (protecting ??= deps.protectSecrets());
   const openStore = (options: GlobalOptions, deadline?: Deadline) =>
     deps.openStore(options, io, beforeSecret, deadline);
-  const inputLimits = async (seconds: number) => ({
-    maxBytes: MAX_CREDENTIALS_BYTES,
-    // A person at a terminal types or pastes: minutes, not the seconds a pipe gets.
-    deadline: deadlineIn(Math.max(seconds, (await io.stdinIsTTY()) ? 300 : 0)),
-    source: "the credentials object on stdin",
-  });
-  /** Bounds reads that block (Windows) by the same deadline as the reader's own timer. */
-  const bounded = async (limits: InputLimits) => {
-    await io.boundStdin?.(limits.deadline.seconds, timedOutMessage(limits));
-    return limits;
-  };
   /**
    * The object on stdin, and the deadline its reading started: from a pipe, the store call
    * that follows takes what is left of it, so that the whole call ends within --timeout.
    * What a person types at a terminal does not count against the store's time.
    */
   const readStdin = async (options: Pick<GlobalOptions, "timeout">) => {
-    const limits = await inputLimits(timeoutSeconds(options, io.env));
+    const limits = await stdinLimits(io, timeoutSeconds(options, io.env));
     await beforeSecret();
     stdin.read = true;
-    const input = await readInput(io.stdin, await bounded(limits));
+    const input = await readInput(io.stdin, limits);
     return { input, deadline: (await io.stdinIsTTY()) ? undefined : limits.deadline };
   };
 
@@ -140,19 +129,43 @@ export async function run(argv: readonly string[], io: Io, deps: Dependencies): 
     // A store call that failed before reading (bad hostname, bad option) still drains
     // stdin, so that Terraform's write does not fail on a closed pipe.
     if (!stdin.read && isStoreCall(argv) && !(await io.stdinIsTTY())) {
-      // The deadline given on the line when it can be read, else the default's.
-      let seconds;
-      try {
-        seconds = timeoutSeconds(protocolCall(argv)?.given ?? {}, io.env);
-      } catch {
-        seconds = DEFAULT_TIMEOUT_SECONDS;
-      }
-      const limits = await inputLimits(seconds);
-      await beforeSecret();
-      await drainInput(io.stdin, await bounded(limits));
+      await drainStoreInput(argv, io, beforeSecret);
     }
     return await report(error, io, argv, isCommanderError);
   }
+}
+
+/**
+ * The limits of reading the credentials object on stdin for a call of `seconds`, the reads
+ * that block (Windows) bounded by the same deadline as the reader's own timer.
+ */
+async function stdinLimits(io: Io, seconds: number): Promise<InputLimits> {
+  const limits = {
+    maxBytes: MAX_CREDENTIALS_BYTES,
+    // A person at a terminal types or pastes: minutes, not the seconds a pipe gets.
+    deadline: deadlineIn(Math.max(seconds, (await io.stdinIsTTY()) ? 300 : 0)),
+    source: "the credentials object on stdin",
+  };
+  await io.boundStdin?.(limits.deadline.seconds, timedOutMessage(limits));
+  return limits;
+}
+
+/** Reads a failed store call's stdin to its end, within the deadline its line gives. */
+async function drainStoreInput(
+  argv: readonly string[],
+  io: Io,
+  beforeSecret: () => Promise<void>,
+): Promise<void> {
+  // The deadline given on the line when it can be read, else the default's.
+  let seconds;
+  try {
+    seconds = timeoutSeconds(protocolCall(argv)?.given ?? {}, io.env);
+  } catch {
+    seconds = DEFAULT_TIMEOUT_SECONDS;
+  }
+  const limits = await stdinLimits(io, seconds);
+  await beforeSecret();
+  await drainInput(io.stdin, limits);
 }
 
 async function report(

@@ -108,19 +108,7 @@ export function openAdvapi32(): CredentialManagerApi {
       // earlier versions wrote and read.
       const empty = wideString("");
       const bytes = blob.byteLength === 0 ? new Uint8Array(1) : blob;
-      const struct = new DataView(new ArrayBuffer(CREDENTIALW.size));
-      const address = (view: ArrayBufferView) => BigInt(ptr(view));
-      struct.setUint32(CREDENTIALW.Flags, 0, true);
-      struct.setUint32(CREDENTIALW.Type, CRED_TYPE_GENERIC, true);
-      struct.setBigUint64(CREDENTIALW.TargetName, address(name), true);
-      struct.setBigUint64(CREDENTIALW.Comment, address(empty), true);
-      struct.setUint32(CREDENTIALW.CredentialBlobSize, blob.byteLength, true);
-      struct.setBigUint64(CREDENTIALW.CredentialBlob, address(bytes), true);
-      struct.setUint32(CREDENTIALW.Persist, CRED_PERSIST_ENTERPRISE, true);
-      struct.setUint32(CREDENTIALW.AttributeCount, 0, true);
-      struct.setBigUint64(CREDENTIALW.Attributes, 0n, true);
-      struct.setBigUint64(CREDENTIALW.TargetAlias, address(empty), true);
-      struct.setBigUint64(CREDENTIALW.UserName, address(user), true);
+      const struct = genericCredential({ name, user, empty, bytes, size: blob.byteLength });
       // Pinned for the call: the struct holds only their addresses, which no collector sees.
       const buffers = [name, user, empty, bytes];
       pinned.add(buffers);
@@ -168,6 +156,30 @@ export function openAdvapi32(): CredentialManagerApi {
       }
     },
   };
+}
+
+/** A CREDENTIALW of type generic, persisted for the user, pointing at the given buffers. */
+function genericCredential(parts: {
+  readonly name: Uint8Array;
+  readonly user: Uint8Array;
+  readonly empty: Uint8Array;
+  readonly bytes: Uint8Array;
+  readonly size: number;
+}): DataView {
+  const struct = new DataView(new ArrayBuffer(CREDENTIALW.size));
+  const address = (view: ArrayBufferView) => BigInt(ptr(view));
+  struct.setUint32(CREDENTIALW.Flags, 0, true);
+  struct.setUint32(CREDENTIALW.Type, CRED_TYPE_GENERIC, true);
+  struct.setBigUint64(CREDENTIALW.TargetName, address(parts.name), true);
+  struct.setBigUint64(CREDENTIALW.Comment, address(parts.empty), true);
+  struct.setUint32(CREDENTIALW.CredentialBlobSize, parts.size, true);
+  struct.setBigUint64(CREDENTIALW.CredentialBlob, address(parts.bytes), true);
+  struct.setUint32(CREDENTIALW.Persist, CRED_PERSIST_ENTERPRISE, true);
+  struct.setUint32(CREDENTIALW.AttributeCount, 0, true);
+  struct.setBigUint64(CREDENTIALW.Attributes, 0n, true);
+  struct.setBigUint64(CREDENTIALW.TargetAlias, address(parts.empty), true);
+  struct.setBigUint64(CREDENTIALW.UserName, address(parts.user), true);
+  return struct;
 }
 
 /** `text` as UTF-16LE with its NUL terminator, as an LPCWSTR wants it. */

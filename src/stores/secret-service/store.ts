@@ -59,8 +59,21 @@ export type SecretServiceStore = CredentialStore & { close(): void };
  * (the user asked for the host to be forgotten).
  */
 export function createSecretServiceStore(options: SecretServiceStoreOptions): SecretServiceStore {
-  const { service, deadline } = options;
-  let client: Client | undefined;
+  return new SecretServiceItems(options);
+}
+
+/** The store over one connection, made on first use, that every call of the run shares. */
+class SecretServiceItems implements SecretServiceStore {
+  private client: Client | undefined;
+  private readonly service: string;
+  private readonly deadline: Deadline;
+  private readonly options: SecretServiceStoreOptions;
+
+  constructor(options: SecretServiceStoreOptions) {
+    this.options = options;
+    this.service = options.service;
+    this.deadline = options.deadline;
+  }
 
   /**
    * The client of this store, connected on first use. For a call that will open a session
@@ -68,34 +81,35 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
    * kernel connects us: its OpenSession then leaves in the first write, and the service's
    * half (gnome-keyring: ~2.5 ms), what a get waits for longest, starts at once.
    */
-  const connect = async (opensSession: boolean): Promise<Client> => {
-    if (client !== undefined) return client;
-    const addresses = sessionBusAddresses(options.env);
+  private async connect(opensSession: boolean): Promise<Client> {
+    if (this.client !== undefined) return this.client;
+    const addresses = sessionBusAddresses(this.options.env);
     if (addresses.length === 0) {
-      throw new BusUnavailable(noAddressReason(options.env));
+      throw new BusUnavailable(noAddressReason(this.options.env));
     }
     let lastError: unknown;
     for (const address of addresses) {
       try {
-        const opening = BusConnection.open(address, deadline);
+        const opening = BusConnection.open(address, this.deadline);
         const exchange = opensSession ? startKeyExchange() : undefined;
-        client = new Client(
+        this.client = new Client(
           await opening,
           {
-            canPrompt: canShowPrompt(options.env),
+            canPrompt: canShowPrompt(this.options.env),
             promptDeadline: () =>
-              Math.max(deadline.at, deadline.now() + PROMPT_LIMIT_SECONDS * 1000),
-            afterPrompt: () => Math.max(deadline.at, deadline.now() + deadline.seconds * 1000),
+              Math.max(this.deadline.at, this.deadline.now() + PROMPT_LIMIT_SECONDS * 1000),
+            afterPrompt: () =>
+              Math.max(this.deadline.at, this.deadline.now() + this.deadline.seconds * 1000),
           },
           exchange,
         );
-        return client;
+        return this.client;
       } catch (error) {
         lastError = error;
       }
     }
     throw lastError;
-  };
+  }
 
   /**
    * Runs `operation`, and again after a failure that a later attempt can get past: at once
@@ -105,15 +119,15 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
    * anew, a secret that did not decrypt (once), or items that keep going. Never past the
    * deadline. `opensSession`: the operation asks for the client's session.
    */
-  const attempt = async <T>(
+  private async attempt<T>(
     { action, opensSession = false }: { readonly action: string; readonly opensSession?: boolean },
     operation: (client: Client, last: boolean) => Promise<T>,
-  ): Promise<T> => {
+  ): Promise<T> {
     let gone = 0;
     let freshSessions = 0;
     for (let pause = 0; ;) {
       try {
-        return await operation(await connect(opensSession), gone === SEARCHES - 1);
+        return await operation(await this.connect(opensSession), gone === SEARCHES - 1);
       } catch (error) {
         if (error instanceof CliError) throw error;
         if (error instanceof ItemGone && ++gone < SEARCHES) continue;
@@ -121,28 +135,30 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
         // Only a locked keyring asks more: which keyrings are locked, by their labels, and
         // whether gnome-keyring was given a password.
         const circumstances =
-          isLockedFailure(error) && client !== undefined
+          isLockedFailure(error) && this.client !== undefined
             ? {
-                startedWithUnlock: await client.startedWithUnlock(),
-                lockedKeyrings: await lockedKeyrings(client.api, error),
+                startedWithUnlock: await this.client.startedWithUnlock(),
+                lockedKeyrings: await lockedKeyrings(this.client.api, error),
               }
             : {};
-        client?.close();
-        client = undefined;
-        const { transient } = diagnose(error, deadline.seconds);
+        this.client?.close();
+        this.client = undefined;
+        const { transient } = diagnose(error, this.deadline.seconds);
         // A secret that did not decrypt gets one more try with a fresh session (a server with
         // another unlucky case than the two session.ts avoids), never a "no credentials".
         const retrySession = error instanceof SessionError && freshSessions++ === 0;
         const backoff = Math.min(1000, 50 * 2 ** pause++) * (1 + Math.random() / 2);
-        if (!(transient || retrySession) || deadline.now() + backoff >= deadline.at) {
-          throw keychainFailure(action, error, deadline.seconds, circumstances);
+        if (!(transient || retrySession) || this.deadline.now() + backoff >= this.deadline.at) {
+          throw keychainFailure(action, error, this.deadline.seconds, circumstances);
         }
-        await deadline.sleep(backoff);
+        await this.deadline.sleep(backoff);
       }
     }
-  };
+  }
 
-  const ours = (host: Hostname) => ({ service, username: host });
+  private ours(host: Hostname): Record<string, string> {
+    return { service: this.service, username: host };
+  }
 
   /**
    * Where stores and forgets of one host take turns, bus-wide: not on gnome-keyring, whose
@@ -151,204 +167,210 @@ export function createSecretServiceStore(options: SecretServiceStoreOptions): Se
    * CreateItem would replace another's item (keepassxreboot/keepassxc#9255); KWallet is
    * given turns as well, as nothing says it needs none.
    */
-  const takeTurnUnlessGnome = async (
+  private async takeTurnUnlessGnome(
     client: Client,
     host: Hostname,
-  ): Promise<{ gnome: boolean; searched: SearchResult | undefined }> => {
+  ): Promise<{ gnome: boolean; searched: SearchResult | undefined }> {
     // The first search leaves with the question, in the first write: on gnome-keyring it is
     // the one that counts; elsewhere the search is made again once the turn is ours.
     const [gnome, searched] = await Promise.all([
       client.isGnomeKeyring(),
-      client.api.searchItems(ours(host)),
+      client.api.searchItems(this.ours(host)),
     ]);
     if (gnome) return { gnome, searched };
-    await client.takeTurn(`${service}\n${host}`);
+    await client.takeTurn(`${this.service}\n${host}`);
     return { gnome, searched: undefined };
-  };
+  }
 
-  return {
-    get(host) {
-      return attempt({ action: "read from", opensSession: true }, async (client, last) => {
-        const { api } = client;
-        const searched = api.searchItems(ours(host));
-        const session = client.session();
-        const first = await searched;
-        // Something may be ours: the process is protected while the attributes and the
-        // session are on their way, not after (a get that finds nothing never is).
-        if (first.unlocked.length + first.locked.length > 0) options.beforeSecret?.().catch(ignore);
-        // Only what get would read is unlocked: another program's locked item, whose
-        // attributes say so, is not ours to prompt for.
-        const { items, attributes } = await searchUnlocked(
-          api,
-          ours(host),
-          {
-            unlockReadable: (item, found) =>
-              candidatesOf(found.items, found.attributes, service, host).includes(item),
-            answered: (found) => {
-              for (let index = 0; index < found.items.length; index++) {
-                const item = found.items[index] ?? "";
-                if (!found.locked.has(item) && isOurs(found.attributes[index], service, host)) {
-                  return true;
-                }
+  get(host: Hostname): Promise<string | undefined> {
+    return this.attempt({ action: "read from", opensSession: true }, async (client, last) => {
+      const { api } = client;
+      const searched = api.searchItems(this.ours(host));
+      const session = client.session();
+      const first = await searched;
+      // Something may be ours: the process is protected while the attributes and the
+      // session are on their way, not after (a get that finds nothing never is).
+      if (first.unlocked.length + first.locked.length > 0) {
+        this.options.beforeSecret?.().catch(ignore);
+      }
+      // Only what get would read is unlocked: another program's locked item, whose
+      // attributes say so, is not ours to prompt for.
+      const { items, attributes } = await searchUnlocked(
+        api,
+        this.ours(host),
+        {
+          unlockReadable: (item, found) =>
+            candidatesOf(found.items, found.attributes, this.service, host).includes(item),
+          answered: (found) => {
+            for (let index = 0; index < found.items.length; index++) {
+              const item = found.items[index] ?? "";
+              if (!found.locked.has(item) && isOurs(found.attributes[index], this.service, host)) {
+                return true;
               }
-              return false;
-            },
+            }
+            return false;
           },
-          () => client.isGnomeKeyring(),
-          first,
-        );
-        const candidates = candidatesOf(items, attributes, service, host);
-        if (candidates.length === 0) {
-          // Absence is no error, but a person running get should learn why terraform login
-          // will fail.
-          if ((await api.readAlias("default")) === undefined) {
-            options.warn(
-              `warning: the keyring has no default collection, so terraform login cannot store a token; ${renderFix(fixFor("no-default-collection"))}`,
-            );
-          }
-          return undefined;
-        }
-        await options.beforeSecret?.();
-        const opened = await session;
-        // The key's arithmetic (~1 ms) runs while GetSecrets travels.
-        const [found, key] = await Promise.all([
-          api.getSecrets(candidates, opened.path),
-          opened.key(),
-        ]);
-        // gnome-keyring leaves out an item deleted since the search: search again.
-        let missing: string | undefined;
-        for (const item of candidates) {
-          if (!found.has(item)) {
-            missing = item;
-            break;
-          }
-        }
-        if (!last && missing !== undefined) throw new ItemGone(missing);
-        const texts: string[] = [];
-        for (const item of candidates) {
-          const secret = found.get(item);
-          if (secret === undefined) continue;
-          const plaintext = await key.decrypt(secret.iv, secret.ciphertext);
-          try {
-            texts.push(utf8(plaintext, host));
-          } finally {
-            plaintext.fill(0);
-          }
-        }
-        // A service that leaves out what it found (gnome-keyring skips locked items) must not
-        // make get print {}, which reads as "not logged in".
-        if (texts.length === 0) throw new UnexpectedReply("GetSecrets");
-        // The same one every time, whatever order the service lists them in.
-        texts.sort();
-        if (texts.length > 1) {
-          options.warn(
-            `warning: ${texts.length} keychain items match ${host}; using the first in sorted order; "forget ${host}" removes them all`,
+        },
+        () => client.isGnomeKeyring(),
+        first,
+      );
+      const candidates = candidatesOf(items, attributes, this.service, host);
+      if (candidates.length === 0) {
+        // Absence is no error, but a person running get should learn why terraform login
+        // will fail.
+        if ((await api.readAlias("default")) === undefined) {
+          this.options.warn(
+            `warning: the keyring has no default collection, so terraform login cannot store a token; ${renderFix(fixFor("no-default-collection"))}`,
           );
         }
-        return texts[0];
-      });
-    },
-
-    async store(host, secret) {
-      const bytes = new TextEncoder().encode(secret);
-      try {
-        await attempt({ action: "write to", opensSession: true }, async (client) => {
-          const { api } = client;
-          const turn = takeTurnUnlessGnome(client, host);
-          const session = client.session();
-          const { gnome, searched } = await turn;
-          /** Searched (again): an unlock may show an item of ours it hid. */
-          const plan = async (found?: SearchResult) =>
-            planWrite(api, found ?? (await api.searchItems(ours(host))), service, host, gnome);
-          const first = await plan(searched);
-          let { write } = first;
-          // A locked item shows gnome-keyring's hashed attributes, and a locked collection
-          // hides its items (KeePassXC): whether one of them is ours shows only once it is
-          // unlocked. A decision made before would create a second item beside ours after
-          // the prompt, which later gets could read instead of the new one. So unlock
-          // first (refused at once where no one can answer), then look again.
-          if (first.toUnlock.length > 0) {
-            await api.unlock(first.toUnlock);
-            ({ write } = await plan());
-          }
-          const opened = await session;
-          const encrypted = await (await opened.key()).encrypt(bytes);
-          const writeTo = ({ existing, target, replace }: WritePlan) => {
-            if (existing !== undefined) return api.setSecret(existing, encrypted, opened.path);
-            if (target === undefined) throw new NoDefaultCollection();
-            return api.createItem(
-              target,
-              `keyring:${host}@${service}`,
-              ours(host),
-              encrypted,
-              opened.path,
-              replace,
-            );
-          };
-          try {
-            await writeTo(write);
-          } catch (error) {
-            if (!isLockedError(error) || write.target === undefined) throw error;
-            // Locked meanwhile (or, on gnome-keyring, a locked collection nobody asked
-            // about): unlocked, it may show another item of ours.
-            await api.unlock([write.target]);
-            await writeTo((await plan()).write);
-          }
-          // The next store of this host (in this process, or one queued behind us) goes now.
-          client.endTurn();
-        });
-      } finally {
-        bytes.fill(0);
+        return undefined;
       }
-    },
-
-    // Silent however many it deletes: the protocol wants no output from a forget that worked.
-    // Every matching item is deleted, another program's too (the user asked for the host to
-    // be forgotten), so every one is unlocked first: a forget that could not look everywhere
-    // fails rather than claim success.
-    async forget(host) {
-      await attempt({ action: "delete from" }, async (client) => {
-        const { api } = client;
-        const { gnome, searched } = await takeTurnUnlessGnome(client, host);
-        const { items } = await searchUnlocked(
-          api,
-          ours(host),
-          EVERYTHING,
-          async () => gnome,
-          searched,
+      await this.options.beforeSecret?.();
+      const opened = await session;
+      // The key's arithmetic (~1 ms) runs while GetSecrets travels.
+      const [found, key] = await Promise.all([
+        api.getSecrets(candidates, opened.path),
+        opened.key(),
+      ]);
+      // gnome-keyring leaves out an item deleted since the search: search again.
+      let missing: string | undefined;
+      for (const item of candidates) {
+        if (!found.has(item)) {
+          missing = item;
+          break;
+        }
+      }
+      if (!last && missing !== undefined) throw new ItemGone(missing);
+      const texts: string[] = [];
+      for (const item of candidates) {
+        const secret = found.get(item);
+        if (secret === undefined) continue;
+        const plaintext = await key.decrypt(secret.iv, secret.ciphertext);
+        try {
+          texts.push(utf8(plaintext, host));
+        } finally {
+          plaintext.fill(0);
+        }
+      }
+      // A this.service that leaves out what it found (gnome-keyring skips locked items) must not
+      // make get print {}, which reads as "not logged in".
+      if (texts.length === 0) throw new UnexpectedReply("GetSecrets");
+      // The same one every time, whatever order the this.service lists them in.
+      texts.sort();
+      if (texts.length > 1) {
+        this.options.warn(
+          `warning: ${texts.length} keychain items match ${host}; using the first in sorted order; "forget ${host}" removes them all`,
         );
-        const deletes: Promise<boolean>[] = [];
-        for (const item of items) deletes.push(deleteIfThere(api, item));
-        await Promise.all(deletes);
+      }
+      return texts[0];
+    });
+  }
+
+  async store(host: Hostname, secret: string): Promise<void> {
+    const bytes = new TextEncoder().encode(secret);
+    try {
+      await this.attempt({ action: "write to", opensSession: true }, async (client) => {
+        const { api } = client;
+        const turn = this.takeTurnUnlessGnome(client, host);
+        const session = client.session();
+        const { gnome, searched } = await turn;
+        /** Searched (again): an unlock may show an item of ours it hid. */
+        const plan = async (found?: SearchResult) =>
+          planWrite(
+            api,
+            found ?? (await api.searchItems(this.ours(host))),
+            this.service,
+            host,
+            gnome,
+          );
+        const first = await plan(searched);
+        let { write } = first;
+        // A locked item shows gnome-keyring's hashed attributes, and a locked collection
+        // hides its items (KeePassXC): whether one of them is ours shows only once it is
+        // unlocked. A decision made before would create a second item beside ours after
+        // the prompt, which later gets could read instead of the new one. So unlock
+        // first (refused at once where no one can answer), then look again.
+        if (first.toUnlock.length > 0) {
+          await api.unlock(first.toUnlock);
+          ({ write } = await plan());
+        }
+        const opened = await session;
+        const encrypted = await (await opened.key()).encrypt(bytes);
+        const writeTo = ({ existing, target, replace }: WritePlan) => {
+          if (existing !== undefined) return api.setSecret(existing, encrypted, opened.path);
+          if (target === undefined) throw new NoDefaultCollection();
+          return api.createItem(
+            target,
+            `keyring:${host}@${this.service}`,
+            this.ours(host),
+            encrypted,
+            opened.path,
+            replace,
+          );
+        };
+        try {
+          await writeTo(write);
+        } catch (error) {
+          if (!isLockedError(error) || write.target === undefined) throw error;
+          // Locked meanwhile (or, on gnome-keyring, a locked collection nobody asked
+          // about): unlocked, it may show another item of ours.
+          await api.unlock([write.target]);
+          await writeTo((await plan()).write);
+        }
+        // The next store of this host (in this process, or one queued behind us) goes now.
         client.endTurn();
       });
-    },
+    } finally {
+      bytes.fill(0);
+    }
+  }
 
-    async list() {
-      return attempt({ action: "list the entries of" }, async (client) => {
-        // Only the attributes are read: a locked item that shows them plainly stays locked.
-        const { attributes } = await searchUnlocked(
-          client.api,
-          { service },
-          { unlockReadable: () => false, answered: () => false },
-          () => client.isGnomeKeyring(),
-        );
-        const hosts = new Set<Hostname>();
-        for (const found of attributes) {
-          // Ours are stored in normalized form; anything else under the same service name was
-          // written by another program, and get/forget could not reach it by that name.
-          const host = canonicalHostname(found.get("username") ?? "");
-          if (host !== undefined) hosts.add(host);
-        }
-        return [...hosts].sort();
-      });
-    },
+  // Silent however many it deletes: the protocol wants no output from a forget that worked.
+  // Every matching item is deleted, another program's too (the user asked for the host to
+  // be forgotten), so every one is unlocked first: a forget that could not look everywhere
+  // fails rather than claim success.
+  async forget(host: Hostname): Promise<void> {
+    await this.attempt({ action: "delete from" }, async (client) => {
+      const { api } = client;
+      const { gnome, searched } = await this.takeTurnUnlessGnome(client, host);
+      const { items } = await searchUnlocked(
+        api,
+        this.ours(host),
+        EVERYTHING,
+        async () => gnome,
+        searched,
+      );
+      const deletes: Promise<boolean>[] = [];
+      for (const item of items) deletes.push(deleteIfThere(api, item));
+      await Promise.all(deletes);
+      client.endTurn();
+    });
+  }
 
-    close() {
-      client?.close();
-      client = undefined;
-    },
-  } satisfies SecretServiceStore;
+  async list(): Promise<Hostname[]> {
+    return this.attempt({ action: "list the entries of" }, async (client) => {
+      // Only the attributes are read: a locked item that shows them plainly stays locked.
+      const { attributes } = await searchUnlocked(
+        client.api,
+        { service: this.service },
+        { unlockReadable: () => false, answered: () => false },
+        () => client.isGnomeKeyring(),
+      );
+      const hosts = new Set<Hostname>();
+      for (const found of attributes) {
+        // Ours are stored in normalized form; anything else under the same this.service name was
+        // written by another program, and get/forget could not reach it by that name.
+        const host = canonicalHostname(found.get("username") ?? "");
+        if (host !== undefined) hosts.add(host);
+      }
+      return [...hosts].sort();
+    });
+  }
+
+  close(): void {
+    this.client?.close();
+    this.client = undefined;
+  }
 }
 
 /** Unlocks every locked item found and every locked collection, and reads no attributes. */

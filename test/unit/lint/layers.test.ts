@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { existsSync } from "node:fs";
 import { ESLint } from "eslint";
 import tseslint from "typescript-eslint";
-import { PROTOCOL_PATH_FILES } from "../../../eslint.config.js";
 
 /**
  * Each layer rule of eslint.config.js, held by planting an import that breaks it (and one
@@ -112,37 +110,4 @@ describe("the layer rules of eslint.config.js", () => {
       assert.deepEqual(await layerFindings(file, plant(keeping)), [], `${keeping} in ${file}`);
     });
   }
-});
-
-describe("the protocol path's loops (eslint.config.js)", () => {
-  const findings = async (file: string, source: string) => {
-    const [result] = await eslint.lintText(source, { filePath: file });
-    return (result?.messages ?? [])
-      .filter(({ ruleId }) => ruleId === "no-restricted-properties")
-      .map(({ message }) => message);
-  };
-  const calls = ["xs.map((x) => x)", "xs.forEach(String)", "xs.find(Boolean)", "Array.from(xs)"];
-  for (const file of PROTOCOL_PATH_FILES) {
-    test(`${file}: a planted map(), forEach(), find() or Array.from() fails lint, a loop passes`, async () => {
-      assert.ok(existsSync(path.join(ROOT, file)), `${file} is listed but does not exist`);
-      for (const call of calls) {
-        const source = `const xs = [1];\nexport const ys = ${call};\n`;
-        const messages = await findings(file, source);
-        assert.equal(messages.length, 1, `${call} in ${file}`);
-        assert.match(
-          messages[0] ?? "",
-          /^'.*' is restricted from being used\. a protocol call runs this/,
-        );
-      }
-      const loop =
-        "const xs = [1];\nexport const ys: number[] = [];\nfor (const x of xs) ys.push(x);\n";
-      assert.deepEqual(await findings(file, loop), []);
-    });
-  }
-  test("a file no protocol call runs keeps its map()", async () => {
-    assert.deepEqual(
-      await findings("src/commands/doctor.ts", "export const ys = [1].map(String);\n"),
-      [],
-    );
-  });
 });
