@@ -103,14 +103,31 @@ export function loadConfigFile(file: string, text: string): FileReading {
     const config = decodeObject(CONFIG, root) as Record<string, unknown> | null;
     return { kind: "read", syntax, ...contents(root, config) };
   } catch (error) {
-    if (error instanceof GoPanic) return { kind: "panic", syntax, message: error.message };
+    if (error instanceof GoPanic) {
+      return { kind: "panic", syntax, message: withoutFileText(error.message) };
+    }
     if (error instanceof Unmodelled) return { kind: "unmodelled", syntax, message: error.message };
     if (error instanceof HclError) {
       // Parse and decode errors alike: "Error parsing PATH: ERR".
-      return { kind: "dropped", syntax, diagnostic: `Error parsing ${file}: ${error.message}` };
+      const diagnostic = `Error parsing ${file}: ${withoutFileText(error.message)}`;
+      return { kind: "dropped", syntax, diagnostic };
     }
     throw error;
   }
+}
+
+/**
+ * A Go message with the file's own text left out, as `…`: a value Terraform quotes there
+ * (an unexpected token, a key without a value, a string that does not unquote, a number)
+ * may be a token, which never reaches the output. Names of fields and labels stay.
+ */
+export function withoutFileText(message: string): string {
+  return message
+    .replace(/(Unknown token: \S+ \S+) [\s\S]*$/, "$1 …")
+    .replace(/(unknown token: \S+ \S+) [\s\S]*$/, "$1 …")
+    .replace(/key '[\s\S]*' expected start of object/, "key '…' expected start of object")
+    .replace(/^unquote [\s\S]* err: /, "unquote … err: ")
+    .replace(/(strconv\.Parse\w+: parsing )"(?:[^"\\]|\\.)*"/, '$1"…"');
 }
 
 function contents(
