@@ -545,6 +545,24 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     assert.ok(!JSON.stringify(checks).includes(SECRET));
   });
 
+  test("a quoted boolean makes Terraform drop ~/.terraformrc: its block is not in place and its tokens shadow nothing (issue 42, cause 1)", async (t) => {
+    const box = healthy(t);
+    box.write(
+      box.terraformrc,
+      `disable_checkpoint = "true"\n${BLOCK}credentials "a.example.com" { token = "x" }\n`,
+    );
+    const checks = await doctor(box);
+    const check = configCheck(checks, box.terraformrc);
+    assert.equal(check.status, "fail");
+    assert.deepEqual(check.details, [
+      `Terraform says: Error parsing ${box.terraformrc}: At 1:22: root.disable_checkpoint: unknown type *ast.LiteralType`,
+    ]);
+    assert.equal(
+      shadowCheck(checks).title,
+      "no host is shadowed by TF_TOKEN_* variables or plaintext credentials",
+    );
+  });
+
   test("a bare word where a token belongs is reported without the word", async (t) => {
     const box = healthy(t);
     box.write(
