@@ -1,4 +1,5 @@
 import { CliError, ExitCode } from "../errors.ts";
+import { loadConfigFile } from "./cli-config-file.ts";
 
 // Terraform and OpenTofu read the CLI config (`.terraformrc`, `terraform.rc`, `.tofurc`,
 // `*.tfrc` and `*.tfrc.json`) with HCL *1*, not HCL 2 native syntax:
@@ -224,6 +225,17 @@ export function addCredentialsHelper(
   args: readonly string[],
   options: AddOptions = {},
 ): AddResult {
+  // cliconfig.go loadConfigFile: a block in a file Terraform drops would never be read.
+  const reading = loadConfigFile(options.file ?? "the CLI config file", text);
+  if (reading.kind === "dropped" || reading.kind === "panic") {
+    const why =
+      reading.kind === "dropped"
+        ? reading.diagnostic
+        : `Terraform panics on it: ${reading.message}`;
+    throw new CliError(
+      `Terraform ignores ${options.file ?? "the CLI config file"} as it stands (${why}), so a credentials_helper block there would never be read; fix the file first`,
+    );
+  }
   const helpers = findCredentialsHelpers(text);
   const eol = lineBreakOf(text);
   const block = renderCredentialsHelper(name, args).replaceAll("\n", eol);
@@ -256,6 +268,15 @@ export function addCredentialsHelper(
     text: result.slice(0, first.start) + block + result.slice(first.end),
     change: "replaced",
   };
+}
+
+/**
+ * Whether the text may hold a `credentials_helper "name"` block, for a file the view cannot
+ * read as Terraform does (or that Terraform drops): a cheap look at the text, never a parse.
+ */
+export function mayNameHelper(text: string, name: string): boolean {
+  const escaped = name.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`credentials_helper\\s+"?${escaped}"?`, "i").test(text);
 }
 
 /**
