@@ -563,6 +563,19 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     );
   });
 
+  test("a credentials block with two labels makes Terraform crash on every command: doctor says so (issue 42, cause 3)", async (t) => {
+    const box = healthy(t);
+    box.write(box.credentialsFile, 'credentials "a.example.com" "b" {}\n');
+    const check = checkAbout(
+      await doctor(box),
+      `crashes on every command reading ${box.credentialsFile}`,
+    );
+    assert.equal(check.status, "fail");
+    assert.deepEqual(check.details, [
+      `Go panics: ${box.credentialsFile}:1: can't convert []map[string]interface {} to cty.Value`,
+    ]);
+  });
+
   test("a bare word where a token belongs is reported without the word", async (t) => {
     const box = healthy(t);
     box.write(
