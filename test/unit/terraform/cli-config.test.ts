@@ -264,7 +264,7 @@ describe("findCredentialsHelpers", () => {
   it("says on which line the problem starts", () =>
     assertCliError(
       () => findCredentialsHelpers('a = 1\n\nb = "oops\n'),
-      /a string is never closed on line 3;/,
+      /literal not terminated on line 3;/,
     ));
 
   for (const [behaviour, text] of Object.entries({
