@@ -231,6 +231,22 @@ export const CASES: readonly Case[] = [
     text: `{"credentials": {"${H}": {"token": null}}}`,
     expect: { tokens: { [H]: "" } },
   },
+  {
+    name: "a full configuration: provider installation, hosts, a helper and credentials",
+    rule: "decoder.go decodeStruct (fields without a match are ignored)",
+    text: [
+      "provider_installation {",
+      '  filesystem_mirror {\n    path = "/usr/share/terraform/providers"\n    include = ["example.com/*/*"]\n  }',
+      '  direct {\n    exclude = ["example.com/*/*"]\n  }',
+      "}",
+      'host "example.com" {\n  services = {\n    "modules.v1" = "https://example.com/modules/"\n  }\n}',
+      "disable_checkpoint = true",
+      'credentials_helper "keychain" {\n  args = ["--backend", "pass"]\n}',
+      `credentials "${H}" {\n  token = "t"\n}`,
+      "",
+    ].join("\n"),
+    expect: { helpers: { keychain: ["--backend", "pass"] }, tokens: { [H]: "t" } },
+  },
   // Panics: Terraform crashes on every command.
   {
     name: "a credentials block with two labels",

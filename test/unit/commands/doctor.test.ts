@@ -539,7 +539,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     const box = healthy(t);
     box.write(box.credentialsFile, `{"credentials": {"a.example.com": {"token": "${SECRET}" x`);
     const checks = await doctor(box);
-    assert.deepEqual(checkAbout(checks, `ignores ${box.credentialsFile}`).details, [
+    assert.deepEqual(checkAbout(checks, `ignore ${box.credentialsFile}`).details, [
       `Terraform says: Error parsing ${box.credentialsFile}: 1:${49 + SECRET.length}: illegal char`,
     ]);
     assert.ok(!JSON.stringify(checks).includes(SECRET));
@@ -568,7 +568,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     box.write(box.credentialsFile, 'credentials "a.example.com" "b" {}\n');
     const check = checkAbout(
       await doctor(box),
-      `crashes on every command reading ${box.credentialsFile}`,
+      `crash on every command reading ${box.credentialsFile}`,
     );
     assert.equal(check.status, "fail");
     assert.deepEqual(check.details, [
@@ -584,7 +584,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     );
     const checks = await doctor(box);
     assert.match(
-      checkAbout(checks, `ignores ${box.credentialsFile}`).details[0] ?? "",
+      checkAbout(checks, `ignore ${box.credentialsFile}`).details[0] ?? "",
       /Unknown token: 1:39 IDENT …$/,
     );
     assert.ok(!JSON.stringify(checks).includes(SECRET.replaceAll(/[^a-zA-Z0-9]/g, "")));
