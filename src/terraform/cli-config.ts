@@ -657,18 +657,20 @@ const KIND_OF: Readonly<Partial<Record<HclTokenType, TokenKind>>> = {
 
 class Lexer {
   readonly #text: string;
-  readonly #base: number;
   readonly #scanner: Scanner;
   #peeked: Token | undefined | null = null;
 
   /** Scans `text` from `at`; the first error HCL 1's scanner reports is thrown, with its line. */
   constructor(text: string, at: number) {
     this.#text = text;
-    this.#base = at;
     const firstLine = lineOf(text, at);
-    this.#scanner = new Scanner(text.slice(at), (pos, message) => {
-      throw failure(message, firstLine + pos.line - 1);
-    });
+    this.#scanner = new Scanner(
+      text,
+      (pos, message) => {
+        throw failure(message, firstLine + pos.line - 1);
+      },
+      at,
+    );
   }
 
   source(token: Token): string {
@@ -705,7 +707,7 @@ class Lexer {
       if (token.type === "COMMENT") continue;
       // Identifiers, numbers, booleans and lone signs are words: none can hide a block's end.
       const kind = KIND_OF[token.type] ?? "word";
-      return { kind, start: this.#base + token.start, end: this.#base + token.end };
+      return { kind, start: token.start, end: token.end };
     }
   }
 }

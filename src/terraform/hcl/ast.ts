@@ -67,6 +67,17 @@ export class PosError extends HclError {
  * scanner let through does not unquote (`"\777"`), and so does this.
  */
 export function tokenValue(token: Token): string | boolean {
+  // Filter asks every key once per field: each token is unquoted once.
+  const known = values.get(token);
+  if (known !== undefined) return known;
+  const value = computeValue(token);
+  values.set(token, value);
+  return value;
+}
+
+const values = new WeakMap<Token, string | boolean>();
+
+function computeValue(token: Token): string | boolean {
   switch (token.type) {
     case "BOOL":
       return token.text === "true";

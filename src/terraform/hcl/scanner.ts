@@ -16,7 +16,8 @@ const isLetter = (ch: number) =>
 const isDigit = (ch: number) =>
   (ch >= 0x30 && ch <= 0x39) || (ch >= 0x80 && /\p{Nd}/u.test(String.fromCodePoint(ch)));
 const isDecimal = (ch: number) => ch >= 0x30 && ch <= 0x39;
-const isHexadecimal = (ch: number) => /^[0-9a-fA-F]$/.test(String.fromCodePoint(ch));
+const isHexadecimal = (ch: number) =>
+  (ch >= 0x30 && ch <= 0x39) || (ch >= 0x61 && ch <= 0x66) || (ch >= 0x41 && ch <= 0x46);
 const isWhitespace = (ch: number) => ch === 0x20 || ch === 0x09 || ch === 0x0a || ch === 0x0d;
 function digitVal(ch: number): number {
   if (ch >= 0x30 && ch <= 0x39) return ch - 0x30;
@@ -26,6 +27,20 @@ function digitVal(ch: number): number {
 }
 const ch = (char: string) => char.codePointAt(0) ?? 0;
 
+/** The last text scanned, decoded into runes (see RuneReader's constructor). */
+let decoded: { text: string; runes: number[]; offsets: number[] } | undefined;
+
+/** The index of the rune at UTF-16 offset `offset` (binary search). */
+function indexAt(offsets: readonly number[], offset: number): number {
+  let [low, high] = [0, offsets.length - 1];
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if ((offsets[mid] ?? 0) < offset) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
 interface SrcPos {
   line: number;
   column: number;
@@ -33,9 +48,10 @@ interface SrcPos {
 
 /** What both scanners share: reading runes with Go's position bookkeeping. */
 class RuneReader {
-  protected readonly runes: number[];
+  private readonly source: string;
+  protected readonly runes: readonly number[];
   /** Each rune's offset in the text in UTF-16 code units, and the text's length last. */
-  private readonly offsets: number[];
+  private readonly offsets: readonly number[];
   protected idx = 0;
   protected srcPos: SrcPos = { line: 1, column: 0 };
   protected prevPos: SrcPos = { line: 1, column: 0 };
@@ -46,12 +62,24 @@ class RuneReader {
   protected tokPos: SrcPos = { line: 0, column: 0 };
   readonly onError: (pos: Pos, message: string) => void;
 
-  constructor(text: string, onError: (pos: Pos, message: string) => void) {
-    // A lone surrogate (no UTF-8 can carry one) stands for a byte Go finds invalid.
-    const chars = Array.from(text);
-    this.runes = chars.map((char) => (/\p{Cs}/u.test(char) ? -1 : ch(char)));
-    this.offsets = [0];
-    for (const char of chars) this.offsets.push((this.offsets.at(-1) ?? 0) + char.length);
+  /**
+   * Scans `text` from `from` (a UTF-16 offset, for the editor, which scans a block's body
+   * from its `{`; lines then count from there). The last text's runes are kept, so that
+   * scanning one text from many places decodes it once.
+   */
+  constructor(text: string, onError: (pos: Pos, message: string) => void, from = 0) {
+    if (decoded?.text !== text) {
+      const chars = Array.from(text);
+      const offsets = [0];
+      for (const char of chars) offsets.push((offsets.at(-1) ?? 0) + char.length);
+      const runes = chars.map((char) => (/\p{Cs}/u.test(char) ? -1 : ch(char)));
+      decoded = { text, runes, offsets };
+    }
+    this.source = text;
+    this.runes = decoded.runes;
+    this.offsets = decoded.offsets;
+    this.idx = from === 0 ? 0 : indexAt(this.offsets, from);
+    this.tokStart = this.idx;
     this.onError = onError;
   }
 
@@ -120,18 +148,15 @@ class RuneReader {
   }
 
   protected token(type: TokenType, json: boolean): Token {
-    const text = String.fromCodePoint(
-      ...this.runes.slice(this.tokStart, this.idx).map((rune) => (rune === -1 ? RUNE_ERROR : rune)),
-    );
+    const text = this.text(this.tokStart, this.idx);
     const [start, end] = [this.offsets[this.tokStart] ?? 0, this.offsets[this.idx] ?? 0];
     this.tokStart = this.idx;
     return { type, pos: { ...this.tokPos }, text, json, line: this.tokPos.line, start, end };
   }
 
+  /** The runes from `from` to `to` as text (a lone surrogate stays: it was reported). */
   protected text(from: number, to: number): string {
-    return String.fromCodePoint(
-      ...this.runes.slice(from, to).map((r) => (r === -1 ? RUNE_ERROR : r)),
-    );
+    return this.source.slice(this.offsets[from] ?? 0, this.offsets[to] ?? 0);
   }
 }
 
