@@ -522,7 +522,8 @@ function shadowCheck(views: Readonly<Record<Tool, TerraformView>>, helper: strin
   let byHand = false;
   for (const { host, sends, tools, entries } of shadows) {
     if (sends.from === "variable") variables.push(sends.name);
-    else if (sends.from === "file") importable = true;
+    // import moves a token only out of the forms it edits (CredentialsEntry.editable).
+    else if (sends.from === "file" && entries.every((entry) => entry.editable)) importable = true;
     else byHand = true;
     const named =
       sends.from === "file" || sends.from === "nothing"
