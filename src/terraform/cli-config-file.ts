@@ -70,7 +70,10 @@ export interface DecodedCredentials {
   readonly attributes: ReadonlyMap<string, Dynamic | null>;
   /** The first line naming the label. */
   readonly line: number;
-  /** True when every item giving the label is a `credentials "LABEL" { ... }` block. */
+  /**
+   * True when every item giving the label is a `credentials "LABEL" { ... }` block (in JSON,
+   * a member of `{"credentials": {...}}`), the keyword spelled so.
+   */
   readonly asBlocks: boolean;
 }
 
@@ -178,7 +181,8 @@ function labelsOf(
     const [key, label] = item.keys;
     if (key === undefined || !equalFold(valueOf(key) ?? "", field)) continue;
     if (label !== undefined) {
-      note(valueOf(label) ?? "", label.line, item.keys.length === 2);
+      // The editor finds blocks and members under the keyword spelled as Terraform writes it.
+      note(valueOf(label) ?? "", label.line, item.keys.length === 2 && valueOf(key) === field);
       continue;
     }
     const inner = item.val?.kind === "ObjectType" ? item.val.list : undefined;

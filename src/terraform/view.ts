@@ -375,7 +375,7 @@ function entriesOf(
   const blocks = syntax === "native" ? tryRead(() => findCredentialsBlockItems(text)) : undefined;
   const members =
     syntax === "json" ? tryRead(() => parseCredentialsFile(text, file).hosts) : undefined;
-  return decoded.flatMap((credentials): CredentialsEntry[] => {
+  return decoded.flatMap((credentials, decodedIndex): CredentialsEntry[] => {
     const { label, line, asBlocks } = credentials;
     const common = {
       file,
@@ -428,7 +428,11 @@ function entriesOf(
         attributes,
         misspelled: misspellings(attributes),
         object: undefined,
-        place: syntax === "native" ? { syntax, start, end: start } : { syntax, index: -1 },
+        // No member index: a negative one, distinct per label, keeps entries apart.
+        place:
+          syntax === "native"
+            ? { syntax, start, end: start }
+            : { syntax, index: -1 - decodedIndex },
         editable: false,
       },
     ];

@@ -343,3 +343,35 @@ describe("terraformViews: a file contributes what Terraform decodes from it", ()
     assert.equal(views({ [RC]: TOKEN }).Terraform.panic, undefined);
   });
 });
+
+describe("terraformViews: which entries the editor can take out", () => {
+  const editable = (files: Record<string, string>) =>
+    views(files).Terraform.files.flatMap(({ entries }) =>
+      entries.map((entry) => [entry.label, entry.editable]),
+    );
+
+  test("blocks and members of credentials are editable; other forms and spellings are not", () => {
+    assert.deepEqual(editable({ [RC]: block("a.example.com", 'token = "t"') }), [
+      ["a.example.com", true],
+    ]);
+    assert.deepEqual(editable({ [JSON_FILE]: json({ "a.example.com": { token: "t" } }) }), [
+      ["a.example.com", true],
+    ]);
+    assert.deepEqual(editable({ [RC]: 'credentials = { "a.example.com" = { token = "t" } }\n' }), [
+      ["a.example.com", false],
+    ]);
+    assert.deepEqual(editable({ [RC]: 'CREDENTIALS "a.example.com" { token = "t" }\n' }), [
+      ["a.example.com", false],
+    ]);
+    // Terraform merges both spellings into one object; removing one member would leave the other.
+    assert.deepEqual(
+      editable({
+        [JSON_FILE]: JSON.stringify({
+          credentials: { "a.example.com": { token: "t" } },
+          Credentials: { "a.example.com": { org: "x" } },
+        }),
+      }),
+      [["a.example.com", false]],
+    );
+  });
+});
