@@ -332,8 +332,8 @@ describe(
 
     test("a block import cannot move: the text says what to do instead, and runs nothing", async (t) => {
       const { env, rc } = await installedSession(t);
-      // An interpolation: HCL 1 reads it, this tool cannot tell the token it makes.
-      const block = 'credentials "odd.example.com" {\n  token = "${var.t}"\n}\n';
+      // credentials = {...}: Terraform reads it like a block, import does not take it apart.
+      const block = 'credentials = {\n  "odd.example.com" = { token = "t" }\n}\n';
       appendFileSync(rc, block);
       const doctor = await runHelper(["doctor"], { env });
       const fix =
