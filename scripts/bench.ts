@@ -227,7 +227,8 @@ interface KernelCost {
  * empty program compiled by the same Bun with the build's flags, all with the bench's pipes.
  */
 function kernelCosts(): Record<string, KernelCost> {
-  const empty = emptyProgram();
+  const empty = compiled("empty", "");
+  const floor = compiled("floor", readFileSync(path.join(ROOT, "scripts/bench-floor.ts"), "utf8"));
   const measure = (command: string[], input?: string, before?: () => void): KernelCost => {
     const runs: KernelCost[] = [];
     for (let run = 0; run < KERNEL_RUNS; run++) {
@@ -250,6 +251,7 @@ function kernelCosts(): Record<string, KernelCost> {
   tools["secret-tool"]!.store();
   return {
     empty: measure([empty]),
+    "Bun's floor of a get": measure([floor]),
     get: measure([helper, "--service", SERVICE, "get", HOST], undefined, store),
     store: measure([helper, "--service", SERVICE, "store", HOST], OBJECT),
     forget: measure([helper, "--service", SERVICE, "forget", HOST], undefined, store),
@@ -258,20 +260,24 @@ function kernelCosts(): Record<string, KernelCost> {
   };
 }
 
-/** An empty program, compiled as scripts/build.ts compiles the helper, by the same Bun. */
-function emptyProgram(): string {
-  const source = path.join(cwd, "empty.ts");
-  const program = path.join(cwd, "empty");
-  writeFileSync(source, "");
+/** A program of `source`, compiled as scripts/build.ts compiles the helper, by the same Bun. */
+function compiled(name: string, source: string): string {
+  const entry = path.join(cwd, `${name}.ts`);
+  const program = path.join(cwd, name);
+  writeFileSync(entry, source);
   execFileSync(
     bareBun,
     [
       "build",
-      source,
+      entry,
       "--compile",
       `--compile-executable-path=${bareBun}`,
       `--outfile=${program}`,
-    ].concat(["--minify", "--bytecode", "--format=esm", "--compile-jit-policy=1000"]),
+      "--minify",
+      "--bytecode",
+      "--format=esm",
+      "--compile-jit-policy=1000",
+    ],
     { cwd, stdio: ["ignore", "ignore", "inherit"] },
   );
   return program;
@@ -333,9 +339,10 @@ function report(kernel: Record<string, KernelCost>): void {
     const faults = cost.faults / empty.faults;
     const rss = cost.rssMiB / empty.rssMiB;
     const ours = name === "get" || name === "store" || name === "forget";
+    const label = name === "empty" ? "empty program (same Bun)" : ours ? `helper ${name}` : name;
     const target = !ours ? "-" : faults <= KERNEL_TARGET && rss <= KERNEL_TARGET ? "met" : "MISSED";
     console.log(
-      `| ${name === "empty" ? "empty program (same Bun)" : ours ? `helper ${name}` : name} | ${cost.faults} | ${faults.toFixed(2)}x | ${cost.rssMiB.toFixed(1)} | ${rss.toFixed(2)}x | ${target} |`,
+      `| ${label} | ${cost.faults} | ${faults.toFixed(2)}x | ${cost.rssMiB.toFixed(1)} | ${rss.toFixed(2)}x | ${target} |`,
     );
   }
   const binary = statSync(helper).size;
