@@ -28,6 +28,7 @@ import {
 } from "../support/keyring-session.ts";
 import { startPassSession } from "../support/pass-session.ts";
 import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
+import { PATIENCE_MS } from "../support/timing.ts";
 
 const ONLY_ON_LINUX = linuxOnly("the printed fixes of the Secret Service");
 const TOKEN = "printed-fix-token-0123456789";
@@ -53,7 +54,7 @@ function runInShell(
     const child = spawn("sh", ["-c", command.replace(/\bPASSWORD\b/g, password)], {
       env,
       stdio: ["ignore", "pipe", "pipe"],
-      timeout: 20_000,
+      timeout: PATIENCE_MS,
     });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
