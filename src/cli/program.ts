@@ -226,9 +226,21 @@ Terraform or OpenTofu runs this program as a credentials helper:
     )
     .option("--keep", "copy them and leave the files as they are")
     .option("--force", "replace different credentials the store already holds for a host")
+    .option(
+      "--keep-stored",
+      "keep different credentials the store already holds for a host, and drop the files'",
+    )
     .option("--dry-run", "print what would be done and change nothing")
     .action(
-      async (flags: { keep?: boolean; force?: boolean; dryRun?: boolean }, command: Command) => {
+      async (
+        flags: { keep?: boolean; force?: boolean; keepStored?: boolean; dryRun?: boolean },
+        command: Command,
+      ) => {
+        if (flags.force === true && flags.keepStored === true)
+          throw new CliError(
+            "import: --force and --keep-stored ask for opposite things: give one",
+            ExitCode.Usage,
+          );
         const options = await follow(givenOptions(command));
         const [{ importTokens }, { renderImport }] = await Promise.all([
           import("../commands/import.ts"),
@@ -237,6 +249,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
         const asked = {
           keep: flags.keep === true,
           force: flags.force === true,
+          keepStored: flags.keepStored === true,
           dryRun: flags.dryRun === true,
         };
         renderImport(io, options, asked, await importTokens(io, () => openStore(options), asked));

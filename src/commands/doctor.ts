@@ -485,10 +485,10 @@ function configDirCheck(view: TerraformView): Check | undefined {
 
 /**
  * Hosts whose credentials come from somewhere that wins over the helper (Terraform ≥ 1.2),
- * one line each from the view, with every other place that names the host. The fix says per
- * cause what to run, in an order that never loses a token: `import` first (it removes a host
- * from its files only once it is stored), then entries import cannot move, by hand, and the
- * variables last.
+ * one line each from the view, with every other place that names the host (for a variable,
+ * the file that wins once it is gone). The fix says per cause what to run, in an order that
+ * never loses a token: `import` first (it removes a host from its files only once it is
+ * stored), then the variables, in the same command line; entries import cannot move, by hand.
  */
 function shadowCheck(views: Readonly<Record<Tool, TerraformView>>, helper: string): Check {
   const shadows = shadowsOf(views);
@@ -497,8 +497,11 @@ function shadowCheck(views: Readonly<Record<Tool, TerraformView>>, helper: strin
   let importable = false;
   let byHand = false;
   for (const { host, sends, tools, entries } of shadows) {
-    if (sends.from === "variable") variables.push(sends.name);
-    else if (sends.from === "file") importable = true;
+    if (sends.from === "variable") {
+      variables.push(sends.name);
+      // The files' entries win once the variable is gone: import must take them out too.
+      if (entries.length > 0) importable = true;
+    } else if (sends.from === "file") importable = true;
     else byHand = true;
     const named =
       sends.from === "file" || sends.from === "nothing"
@@ -507,15 +510,28 @@ function shadowCheck(views: Readonly<Record<Tool, TerraformView>>, helper: strin
           ? sends.entries
           : [];
     const others = entries.filter((entry) => !named.includes(entry));
-    const also = others.length === 0 ? "" : `; also named in ${others.map(whereIs).join(", ")}`;
+    const where = others.map(whereIs).join(", ");
+    const also =
+      others.length === 0
+        ? ""
+        : sends.from === "variable"
+          ? `; without it, ${where} wins`
+          : `; also named in ${where}`;
     const only = tools.length === 1 ? ` (for ${tools.join("")} only)` : "";
     details.push(printable(`${host}: ${describeSends(sends)} wins over the helper${only}${also}`));
   }
   const values = { HELPER: helper, VARIABLES: [...new Set(variables)].map(printable).join(" ") };
+  // One command for the files and the variables together: unsetting a variable alone lets
+  // the file behind it win.
   const fixes = [
-    ...(importable ? [renderFix(fixFor("credentials-in-files", values))] : []),
+    ...(importable && variables.length > 0
+      ? [renderFix(fixFor("credentials-in-files-and-variables", values))]
+      : []),
+    ...(importable && variables.length === 0
+      ? [renderFix(fixFor("credentials-in-files", values))]
+      : []),
     ...(byHand ? [fixFor("credentials-by-hand", values).effect] : []),
-    ...(variables.length > 0 ? [renderFix(fixFor("token-variables", values))] : []),
+    ...(!importable && variables.length > 0 ? [renderFix(fixFor("token-variables", values))] : []),
   ];
   return details.length === 0
     ? {

@@ -37,6 +37,12 @@ interface ImportOptions {
    * copies of a host that hold another token than the one Terraform sends.
    */
   readonly force?: boolean;
+  /**
+   * Where the store already holds different credentials for a host, keep them and take the
+   * host out of the files all the same (its token there is dropped): the helper's token is
+   * then the one Terraform sends.
+   */
+  readonly keepStored?: boolean;
   /** Decide everything, store and change nothing. */
   readonly dryRun?: boolean;
 }
@@ -48,9 +54,10 @@ interface ImportedHost {
   /**
    * moved/copied: in the store now (copied: the files keep it too); replaced: moved over
    * different credentials the store held (with force); kept: left in the files because the
-   * store holds different credentials; failed: left in the files, with `reason`.
+   * store holds different credentials; dropped: taken out of the files, the different
+   * credentials the store held kept (with keepStored); failed: left in the files, with `reason`.
    */
-  readonly outcome: "moved" | "copied" | "replaced" | "kept" | "failed";
+  readonly outcome: "moved" | "copied" | "replaced" | "dropped" | "kept" | "failed";
   /** Why it was kept or failed; never holds a token. */
   readonly reason?: string;
 }
@@ -104,7 +111,7 @@ export function leftBehind(report: ImportReport): number {
 }
 
 const KEPT_REASON =
-  "the store already holds different credentials for it (perhaps newer, from a login): left in the files; --force replaces them with the files'";
+  "the store already holds different credentials for it (perhaps newer, from a login): left in the files; --keep-stored keeps the store's and takes the host out of the files, --force replaces them with the files'";
 
 const BY_HAND = `import cannot tell what Terraform reads from this entry (values other than plain strings, or a nested block); ${fixFor("credentials-by-hand").effect}`;
 
@@ -305,7 +312,7 @@ async function storeAll(
   options: ImportOptions,
   hosts: ImportedHost[],
 ): Promise<Move[]> {
-  const { force, keep, dryRun } = options;
+  const { force, keep, dryRun, keepStored } = options;
   let reached = false;
   const done: Move[] = [];
   for (const move of decisions) {
@@ -333,6 +340,11 @@ async function storeAll(
       const existing = await store.get(move.host);
       if (existing === stored) reached = true;
       if (existing !== undefined && existing !== stored) {
+        if (keepStored === true) {
+          done.push(move);
+          report("dropped");
+          continue;
+        }
         if (force !== true) {
           report("kept", KEPT_REASON);
           continue;

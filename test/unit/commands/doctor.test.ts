@@ -28,7 +28,7 @@ const BLOCK =
 const DEFAULT_OPTIONS: GlobalOptions = { service: DEFAULT_SERVICE, backend: "keychain" };
 /** The fixes name the installed helper by its full path: the plugin directory is not on PATH. */
 const importFix = (helper: string) =>
-  `run "${helper} import" (${fixFor("credentials-in-files").effect})`;
+  `run "${helper} import --keep-stored" (${fixFor("credentials-in-files").effect})`;
 const shadowFix = (box: Sandbox) => importFix(box.plugin);
 const STACKS_NOTE =
   "terraform stacks (Terraform 1.16+) finds its host only in credentials.tfrc.json or a variable: set TF_STACKS_HOSTNAME=tfe.example.com where you run it, or it uses app.terraform.io";
@@ -828,7 +828,10 @@ describe(
         machine: { ...box.machine, env: { PATH: `${bin}:/usr/bin` } },
       });
       const shadow = checks.find((check) => check.title === "these hosts do not use the helper");
-      assert.match(shadow?.fix ?? "", /^run "terraform-credentials-keychain import" \(/);
+      assert.match(
+        shadow?.fix ?? "",
+        /^run "terraform-credentials-keychain import --keep-stored" \(/,
+      );
     });
   },
 );
