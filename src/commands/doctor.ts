@@ -7,7 +7,7 @@ import { DEFAULT_BACKEND, storeFor, storesHere, storeTitle } from "../stores/reg
 import { deadlineIn, timeoutGiven, timeoutSeconds, type Deadline } from "../system/deadline.ts";
 import { fixFor, fixWith, renderFix, type FixNeeded } from "../fixes.ts";
 import { CliError } from "../errors.ts";
-import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
+import { stacksNoteHere } from "./stacks-note.ts";
 import type { TerraformLocations } from "../terraform/locations.ts";
 import {
   describeSends,
@@ -99,9 +99,10 @@ export async function runDoctor(
     ]);
   // terraform stacks finds a host only in credentials.tfrc.json or a variable.
   const stacksNote = (hosts: readonly string[]) =>
-    stacksHostnameNote(
+    stacksNoteHere(
+      io,
       hosts.filter((host) => !namedInCredentialsFile(views.Terraform, host)),
-      io.env,
+      deadline.within(PROBE_TIMEOUT_SECONDS),
     );
   // Opened once, by the store check when the probe allows it; the token check reuses it.
   let opened: Promise<CredentialStore> | undefined;
@@ -175,7 +176,7 @@ async function storeChecks(
   deadline: Deadline,
   openStore: () => CredentialStore | Promise<CredentialStore>,
   switchTo: (backend: GlobalOptions["backend"]) => string,
-  stacksNote: (hosts: readonly string[]) => string | undefined,
+  stacksNote: (hosts: readonly string[]) => Promise<string | undefined>,
   renderNeeded: (needed: FixNeeded) => string,
 ): Promise<Check[]> {
   // Each probe waits as long as --timeout (or the variable) leaves before it calls its store
@@ -245,7 +246,7 @@ async function storeChecks(
   }
   try {
     const hosts = await (await openStore()).list();
-    const note = stacksNote(hosts);
+    const note = await stacksNote(hosts);
     return [
       {
         status: "ok",

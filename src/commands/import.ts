@@ -16,7 +16,9 @@ import {
 } from "../terraform/view.ts";
 import { fixFor } from "../fixes.ts";
 import type { Machine } from "../system/io.ts";
-import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
+import { stacksNoteHere } from "./stacks-note.ts";
+import { deadlineIn } from "../system/deadline.ts";
+import { PROBE_TIMEOUT_SECONDS } from "../stores/store-description.ts";
 import { refuseRootInOthersHome } from "./cli-config-edits.ts";
 import { viewsOf } from "./read-view.ts";
 import {
@@ -96,7 +98,11 @@ export async function importTokens(
   refuseRootInOthersHome(machine);
   const views = viewsOf(machine);
   const report = await importCredentials(await openStore(), views, options);
-  const stacksNote = stacksHostnameNote(report.lastCredentialsFileHosts, machine.env);
+  const stacksNote = await stacksNoteHere(
+    machine,
+    report.lastCredentialsFileHosts,
+    deadlineIn(PROBE_TIMEOUT_SECONDS),
+  );
   const filesRead = [...views.Terraform.files, ...views.OpenTofu.files].map(({ file }) => file);
   return {
     report,
