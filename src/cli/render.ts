@@ -212,7 +212,7 @@ export function renderImport(
     else if (outcome === "kept") say(`${plan}kept: ${name} in ${file}: ${reason ?? ""}`);
     else if (outcome === "dropped")
       say(
-        `${plan}${would}dropped: ${name} from ${file}, where ${into} holds other credentials, kept`,
+        `${plan}${would}dropped: ${name} from ${file}: ${into} holds other credentials for it, which stay`,
       );
     else if (outcome === "replaced")
       say(`${plan}${would}replaced: the credentials for ${name} in ${into} by those from ${file}`);
