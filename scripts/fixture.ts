@@ -1,21 +1,32 @@
 // `npm run fixture [-- --backend pass] [-- --service NAME]`: starts the HTTPS registry
-// fixture the e2e tests use, for trying the helper by hand against a real `terraform`.
-// Prints the host, a CLI config whose credentials_helper block names the store of the
-// options given here, else of the installed block (as the helper picks it), a main.tf that uses both the module
-// registry and the provider mirror, and the CA to trust; then serves until Ctrl-C (which
-// deletes its temporary CA and keys).
+// fixture the e2e tests use, for a round trip by hand with the real `terraform` and the
+// installed helper. Writes into a new directory it names a CLI config (the credentials_helper
+// block names the store of the options given here, else of the installed block, as the helper
+// picks it; providers come from the fixture's mirror) and a main.tf that uses the module
+// registry and the provider; prints the lines to paste in another shell (the exports, then
+// terraform login, init and logout) and serves until Ctrl-C, which removes the directory and
+// the fixture's temporary CA and keys.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { installedBlock } from "../src/commands/installed-block.ts";
 import {
+  blockArgs,
   followBlock,
   namesStore,
   optionsOfArgs,
   parseServiceName,
 } from "../src/commands/options.ts";
+import { commandLine } from "../src/commands/command-line.ts";
+import { HELPER_BLOCK_NAME } from "../src/commands/cli-config-edits.ts";
 import { parseBackend } from "../src/stores/registry.ts";
 import { renderCredentialsHelper } from "../src/terraform/cli-config.ts";
-import { newToken, startFixtureServer } from "../test/e2e/support/fixture-server.ts";
+import {
+  fixtureConfiguration,
+  newToken,
+  startFixtureServer,
+} from "../test/e2e/support/fixture-server.ts";
 
 const { values } = parseArgs({
   options: { backend: { type: "string" }, service: { type: "string" } },
@@ -37,27 +48,38 @@ const block = namesStore(given)
       isSea: false,
     });
 const { options } = followBlock(given, optionsOfArgs(block?.args ?? []) ?? {});
-const helperArgs = ["--backend", options.backend, "--service", options.service];
 const token = process.env.FIXTURE_TOKEN || newToken();
 const server = await startFixtureServer({ token });
-const { module, provider } = server;
 
+const dir = mkdtempSync(path.join(os.tmpdir(), "tfck-fixture-"));
+const cliConfig = path.join(dir, "terraformrc");
+writeFileSync(
+  cliConfig,
+  [
+    renderCredentialsHelper(HELPER_BLOCK_NAME, blockArgs(options)),
+    "provider_installation {",
+    `  network_mirror { url = "${server.mirrorUrl}" }`,
+    "}",
+    "",
+  ].join("\n"),
+  { mode: 0o600 },
+);
+writeFileSync(path.join(dir, "main.tf"), fixtureConfiguration(server));
+
+const sh = (...words: string[]) => commandLine(words, "linux");
 const lines = [
-  `host:  ${server.host}`,
-  `CA:    ${server.caFile}   (trust it: export SSL_CERT_FILE=${server.caFile})`,
-  `token: ${token}   (a throwaway: paste it at "terraform login ${server.host}"; set FIXTURE_TOKEN to choose it)`,
+  `fixture: ${server.host}, an HTTPS registry that accepts only the token below`,
+  `wrote ${cliConfig} (a CLI config whose credentials_helper block names --backend ${options.backend} --service ${options.service}${block === undefined ? "" : `, as your installed block in ${block.file} does`}) and ${path.join(dir, "main.tf")}`,
+  `token: ${token}   (a throwaway: paste it when terraform login asks; FIXTURE_TOKEN chooses it)`,
   "",
-  `CLI config (e.g. in a file named by TF_CLI_CONFIG_FILE; its block names the store ${block === undefined ? "the options given here or the defaults name" : `your installed block in ${block.file} names`}):`,
-  renderCredentialsHelper("keychain", helperArgs).trimEnd(),
-  "provider_installation {",
-  `  network_mirror { url = "${server.mirrorUrl}" }`,
-  "}",
+  "with the helper installed (npm run setup), paste these lines in another shell, one by one:",
+  sh("export", `SSL_CERT_FILE=${server.caFile}`, `TF_CLI_CONFIG_FILE=${cliConfig}`),
+  sh("cd", dir),
+  sh("terraform", "login", server.host),
+  sh("terraform", "init"),
+  sh("terraform", "logout", server.host),
   "",
-  "main.tf (terraform init fetches the module with the token and the provider from the mirror):",
-  `terraform {\n  required_providers {\n    ${provider.type} = {\n      source  = "${provider.source}"\n      version = "${provider.version}"\n    }\n  }\n}\n`,
-  `module "hello" {\n  source  = "${module.source}"\n  version = "${module.version}"\n}`,
-  "",
-  "serving until Ctrl-C",
+  `serving until Ctrl-C, which removes ${dir}`,
 ];
 process.stdout.write(`${lines.join("\n")}\n`);
 
@@ -65,7 +87,10 @@ let closing = false;
 const stop = () => {
   if (closing) return;
   closing = true;
-  void server.close().then(() => process.exit(0));
+  void server.close().then(() => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
 };
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);

@@ -122,9 +122,18 @@ export const FIXES = {
   "credentials-in-files": {
     situation:
       "hosts shadowed by credentials.tfrc.json or by credentials blocks in CLI config files",
-    command: "HELPER import",
+    command: "HELPER import --keep-stored",
     effect:
-      "stores each of their tokens, reads it back, and only then removes the host from its file; a host whose stored token differs stays (--force replaces it)",
+      "stores each of their tokens, reads it back, and only then removes the host from its files; where the store already holds other credentials for a host (a login's), it keeps those and drops the file's: Terraform then sends the helper's token",
+  },
+  "credentials-in-files-and-variables": {
+    situation:
+      "hosts shadowed by TF_TOKEN_* variables, and hosts in files Terraform reads, which win once the variables are gone",
+    // One line: unset works only in the person's own shell, and only once import has moved
+    // the files' hosts does the helper's token win.
+    command: "HELPER import --keep-stored && unset VARIABLES",
+    effect:
+      "stores the files' tokens where the store holds none and keeps the store's where it holds others, takes the hosts out of their files, then unsets VARIABLES in this shell: Terraform then sends the helper's token for every one; first log in with terraform login to any variable's host that HELPER list does not show and no file names, and remove the variables also where they are set (a shell profile, .envrc, CI settings)",
   },
   "credentials-by-hand": {
     situation:

@@ -6,7 +6,7 @@ import type { CommandRunner } from "../commands/exec.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import type { HttpsGet } from "../system/https-get.ts";
 import type { Io } from "../system/io.ts";
-import { DEFAULT_SERVICE, parseServiceName } from "../commands/options.ts";
+import { blockArgs, DEFAULT_SERVICE, parseServiceName } from "../commands/options.ts";
 import type { GlobalOptions } from "../commands/options.ts";
 import { BACKENDS, DEFAULT_BACKEND, parseBackend } from "../stores/registry.ts";
 import {
@@ -16,6 +16,8 @@ import {
   type Deadline,
 } from "../system/deadline.ts";
 import { PROTOCOL_VERB_NAMES, type ProtocolVerb } from "./protocol-call.ts";
+import { renderCredentialsHelper } from "../terraform/cli-config.ts";
+import { HELPER_BLOCK_NAME } from "../commands/cli-config-edits.ts";
 import { isForPeople, missingCommand, unknownCommand, usageError } from "./usage-errors.ts";
 
 /**
@@ -44,16 +46,32 @@ interface CommandContext {
 }
 
 const VERB_DESCRIPTIONS: Record<ProtocolVerb, string> = {
-  get: "print the credentials stored for a host as JSON, or {} when there are none",
-  store: "store the JSON credentials object read from stdin for a host",
-  forget: "delete the credentials stored for a host",
+  get: "print a host's stored credentials as JSON, or {}",
+  store: "store the JSON object on stdin for a host",
+  forget: "delete a host's stored credentials",
 };
 
-/** How every command but install picks its store, below each command's help. */
+/**
+ * How every command but install picks its store: below the top-level help and each such
+ * command's, where the options it names are in the usage line.
+ */
 const STORE_RULE = `
-One rule for every call, Terraform's, a script's or yours: the store is the one its command
-line names with --backend or --service, else the one the args of the credentials_helper block
-in effect name, else the default (--backend keychain --service terraform-credentials).`;
+The store a call reaches: the one its line names with --backend or --service (see --help),
+else the one the args of the credentials_helper block in effect name, else the default.`;
+
+/**
+ * The example of the top-level help: the block `install --service work` writes, from
+ * install's own renderer and args, so that the two cannot drift.
+ */
+function installExample(): string {
+  const block = renderCredentialsHelper(
+    HELPER_BLOCK_NAME,
+    blockArgs({ backend: DEFAULT_BACKEND, service: "work" }),
+  );
+  return `
+Example: "--service work install" adds to the CLI config the block Terraform runs it by:
+${block.replace(/^(?=.)/gm, "  ").trimEnd()}`;
+}
 
 /**
  * Parses a command line that is not the protocol's fast path (see protocolCall) and runs
@@ -87,23 +105,26 @@ function buildProgram(io: Io, context: CommandContext, verbs: VerbHandlers): Com
     .helpOption("-h, --help", "print this help")
     .option(
       "--service <name>",
-      `keep entries under this service name, for separate sets of credentials (profiles) (default: the installed credentials_helper block's, else "${DEFAULT_SERVICE}"; see below)`,
+      `the name entries are kept under, one per profile (default: "${DEFAULT_SERVICE}")`,
       parseServiceName,
     )
     .option(
       "--backend <store>",
-      `where to keep the entries: ${BACKENDS.join(", ")} (pass: the standard Unix password store, for machines without a desktop keyring; wincred: in WSL, Windows Credential Manager through the Windows helper) (default: the installed credentials_helper block's, else keychain; see below)`,
+      `where tokens are kept: ${BACKENDS.join(", ")} (default: ${DEFAULT_BACKEND}; pass on headless machines, wincred in WSL)`,
       parseBackend,
     )
     .option(
       "--timeout <seconds>",
-      `give up a call to the keychain after this many seconds (default: $${TIMEOUT_VARIABLE}, else ${DEFAULT_TIMEOUT_SECONDS})`,
+      `give up after this many seconds (default: $${TIMEOUT_VARIABLE}, else ${DEFAULT_TIMEOUT_SECONDS})`,
       (value: string) => parseTimeout(value),
     )
     .showSuggestionAfterError(false)
     .configureHelp({
-      // `help list` shows --backend, --service and --timeout too: they apply to every command.
-      showGlobalOptions: true,
+      // The same lines on every terminal: the line budgets (test/unit/cli/help.test.ts) hold.
+      helpWidth: 80,
+      // The options before the command are described once, in the top-level help; each
+      // command's usage line names them.
+      showGlobalOptions: false,
       // A command's usage as Terraform calls it: the root's options go before its name.
       commandUsage: (command): string =>
         command.parent === null
@@ -116,17 +137,7 @@ function buildProgram(io: Io, context: CommandContext, verbs: VerbHandlers): Com
       // Usage errors are ours to word, from commander's error codes (see usageError).
       outputError: () => undefined,
     })
-    .addHelpText(
-      "after",
-      `
-Terraform or OpenTofu runs this program as a credentials helper:
-  credentials_helper "keychain" { args = ["--service", "work"] }   (in ~/.terraformrc)
-  get: print the stored JSON object, or {} when there is none
-  store: read a JSON object from stdin and keep it whole, replacing what was there
-  forget: delete the stored object (succeeds when there is none)`,
-    )
-    // Below every command's help: the "see below" of --service and --backend.
-    .addHelpText("afterAll", STORE_RULE);
+    .addHelpText("after", `${installExample()}\n${STORE_RULE}`);
 
   // Anything that is not a known verb lands here, so that it gets a one-line error
   // instead of commander's help text.
@@ -146,6 +157,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
       .description(VERB_DESCRIPTIONS[verb])
       .usage("<hostname>")
       .argument("<hostname>", "the host, as Terraform names it (e.g. app.terraform.io)")
+      .addHelpText("after", STORE_RULE)
       .action(async (hostname: string, _options: unknown, command: Command) => {
         await verbs[verb](givenOptions(command), normalizeHostname(hostname));
       });
@@ -179,11 +191,13 @@ Terraform or OpenTofu runs this program as a credentials helper:
     });
   program
     .command("install")
+    .summary("install the helper for Terraform and OpenTofu")
     .description(
       "copy this executable where Terraform and OpenTofu find it and add the credentials_helper block",
     )
     .option("--force", "replace a different credentials_helper block")
     .option("--dry-run", "print what would be done and change nothing")
+    .addHelpText("after", installExample())
     .action(async (flags: { force?: boolean; dryRun?: boolean }, command: Command) => {
       const options = globalOptions(command);
       const [{ install }, { renderInstall }] = await Promise.all([
@@ -198,12 +212,14 @@ Terraform or OpenTofu runs this program as a credentials helper:
     });
   program
     .command("uninstall")
+    .summary("remove the block, and the executable once unused")
     .description(
       "remove the credentials_helper block, and the installed executable once no other CLI config names it",
     )
     .option("--force", "remove the executable even when another CLI config still names it")
     .option("--forget", "also delete every token kept in the store the block uses")
     .option("--dry-run", "print what would be done and change nothing")
+    .addHelpText("after", STORE_RULE)
     .action(
       async (flags: { force?: boolean; dryRun?: boolean; forget?: boolean }, command: Command) => {
         const options = await follow(givenOptions(command));
@@ -221,14 +237,28 @@ Terraform or OpenTofu runs this program as a credentials helper:
     );
   program
     .command("import")
+    .summary("move tokens from the CLI config files to the store")
     .description(
-      "move the tokens in credentials.tfrc.json and in credentials blocks of the CLI config into the store --backend selects",
+      "move the tokens in credentials.tfrc.json and in credentials blocks of the CLI config into the store the call reaches (below)",
     )
     .option("--keep", "copy them and leave the files as they are")
     .option("--force", "replace different credentials the store already holds for a host")
+    .option(
+      "--keep-stored",
+      "keep different credentials the store already holds for a host, and drop the files'",
+    )
     .option("--dry-run", "print what would be done and change nothing")
+    .addHelpText("after", STORE_RULE)
     .action(
-      async (flags: { keep?: boolean; force?: boolean; dryRun?: boolean }, command: Command) => {
+      async (
+        flags: { keep?: boolean; force?: boolean; keepStored?: boolean; dryRun?: boolean },
+        command: Command,
+      ) => {
+        if (flags.force === true && flags.keepStored === true)
+          throw new CliError(
+            "import: --force and --keep-stored ask for opposite things: give one",
+            ExitCode.Usage,
+          );
         const options = await follow(givenOptions(command));
         const [{ importTokens }, { renderImport }] = await Promise.all([
           import("../commands/import.ts"),
@@ -237,6 +267,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
         const asked = {
           keep: flags.keep === true,
           force: flags.force === true,
+          keepStored: flags.keepStored === true,
           dryRun: flags.dryRun === true,
         };
         renderImport(io, options, asked, await importTokens(io, () => openStore(options), asked));
@@ -244,8 +275,10 @@ Terraform or OpenTofu runs this program as a credentials helper:
     );
   program
     .command("list")
+    .summary("print the hosts that have credentials")
     .description("print the hosts that have credentials (names only)")
     .option("--json", "print a JSON array")
+    .addHelpText("after", STORE_RULE)
     .action(async (flags: { json?: boolean }, command: Command) => {
       const options = await follow(givenOptions(command));
       const [{ list }, { renderList }] = await Promise.all([
@@ -256,10 +289,12 @@ Terraform or OpenTofu runs this program as a credentials helper:
     });
   program
     .command("doctor")
+    .summary("check the set-up and each token, with fixes")
     .description(
       "check the keychain, the installation, the CLI config and each stored token with its host, and say how to fix what is wrong",
     )
     .option("--offline", "do not check the stored tokens with their hosts (no network access)")
+    .addHelpText("after", STORE_RULE)
     .action(async (flags: { offline?: boolean }, command: Command) => {
       // doctor's whole report is on stdout: so is the block it follows.
       const options = await follow(givenOptions(command), say(io));
@@ -285,6 +320,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
     });
   program
     .command("sync")
+    .summary("bring a pass store shared through git in step")
     .description(
       "bring a store shared through git in step with its remote: fetch, fast-forward or rebase (a conflict is undone and named), push; for people and scheduled jobs, never Terraform",
     )
@@ -295,6 +331,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
     });
   program
     .command("exec")
+    .summary("run a command with the tokens as TF_TOKEN_*")
     .description(
       "run a command with the stored tokens as TF_TOKEN_* variables, for tools that never run a credentials helper",
     )
@@ -312,6 +349,7 @@ Terraform or OpenTofu runs this program as a credentials helper:
       "also set TFE_TOKEN and TFE_HOSTNAME for this host",
       normalizeHostname,
     )
+    .addHelpText("after", STORE_RULE)
     .argument("[command...]")
     .action(
       async (words: string[], flags: { host?: Hostname[]; tfe?: Hostname }, self: Command) => {

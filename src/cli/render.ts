@@ -214,6 +214,10 @@ export function renderImport(
     const name = printable(host);
     if (outcome === "failed") say(`${plan}failed: ${name} (stays in ${file}): ${reason ?? ""}`);
     else if (outcome === "kept") say(`${plan}kept: ${name} in ${file}: ${reason ?? ""}`);
+    else if (outcome === "dropped")
+      say(
+        `${plan}${would}dropped: ${name} from ${file}: ${into} holds other credentials for it, which stay`,
+      );
     else if (outcome === "replaced")
       say(`${plan}${would}replaced: the credentials for ${name} in ${into} by those from ${file}`);
     else say(`${plan}${would}${outcome}: ${name} from ${file} into ${into}`);

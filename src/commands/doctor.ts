@@ -7,7 +7,7 @@ import { DEFAULT_BACKEND, storeFor, storesHere, storeTitle } from "../stores/reg
 import { deadlineIn, timeoutGiven, timeoutSeconds, type Deadline } from "../system/deadline.ts";
 import { fixFor, fixWith, renderFix, type FixNeeded } from "../fixes.ts";
 import { CliError } from "../errors.ts";
-import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
+import { stacksNoteHere } from "./stacks-note.ts";
 import type { TerraformLocations } from "../terraform/locations.ts";
 import {
   describeSends,
@@ -108,9 +108,10 @@ export async function runDoctor(
     ]);
   // terraform stacks finds a host only in credentials.tfrc.json or a variable.
   const stacksNote = (hosts: readonly string[]) =>
-    stacksHostnameNote(
+    stacksNoteHere(
+      io,
       hosts.filter((host) => !namedInCredentialsFile(views.Terraform, host)),
-      io.env,
+      deadline.within(PROBE_TIMEOUT_SECONDS),
     );
   // Opened once, by the store check when the probe allows it; the token check reuses it.
   let opened: Promise<CredentialStore> | undefined;
@@ -199,7 +200,7 @@ async function storeChecks(
   deadline: Deadline,
   openStore: () => CredentialStore | Promise<CredentialStore>,
   switchTo: (backend: GlobalOptions["backend"]) => string,
-  stacksNote: (hosts: readonly string[]) => string | undefined,
+  stacksNote: (hosts: readonly string[]) => Promise<string | undefined>,
   renderNeeded: (needed: FixNeeded) => string,
 ): Promise<Check[]> {
   // Each probe waits as long as --timeout (or the variable) leaves before it calls its store
@@ -269,7 +270,7 @@ async function storeChecks(
   }
   try {
     const hosts = await (await openStore()).list();
-    const note = stacksNote(hosts);
+    const note = await stacksNote(hosts);
     return [
       {
         status: "ok",
@@ -517,10 +518,10 @@ function configDirCheck(view: TerraformView): Check | undefined {
 
 /**
  * Hosts whose credentials come from somewhere that wins over the helper (Terraform ≥ 1.2),
- * one line each from the view, with every other place that names the host. The fix says per
- * cause what to run, in an order that never loses a token: `import` first (it removes a host
- * from its files only once it is stored), then entries import cannot move, by hand, and the
- * variables last.
+ * one line each from the view, with every other place that names the host (for a variable,
+ * the file that wins once it is gone). The fix says per cause what to run, in an order that
+ * never loses a token: `import` first (it removes a host from its files only once it is
+ * stored), then the variables, in the same command line; entries import cannot move, by hand.
  */
 function shadowCheck(views: Readonly<Record<Tool, TerraformView>>, helper: string): Check {
   const shadows = shadowsOf(views);
@@ -529,10 +530,19 @@ function shadowCheck(views: Readonly<Record<Tool, TerraformView>>, helper: strin
   let importable = false;
   let byHand = false;
   for (const { host, sends, tools, entries } of shadows) {
-    if (sends.from === "variable") variables.push(sends.name);
-    // import moves a token only out of the forms it edits (CredentialsEntry.editable).
-    else if (sends.from === "file" && entries.every((entry) => entry.editable)) importable = true;
-    else byHand = true;
+    if (sends.from === "variable") {
+      variables.push(sends.name);
+      // The files' entries win once the variable is gone: import must take them out too,
+      // and it moves a token only out of the forms it edits (CredentialsEntry.editable).
+      if (entries.length > 0) {
+        if (entries.every((entry) => entry.editable)) importable = true;
+        else byHand = true;
+      }
+    } else if (sends.from === "file" && entries.every((entry) => entry.editable)) {
+      importable = true;
+    } else {
+      byHand = true;
+    }
     const named =
       sends.from === "file" || sends.from === "nothing"
         ? [sends.entry]
@@ -540,15 +550,28 @@ function shadowCheck(views: Readonly<Record<Tool, TerraformView>>, helper: strin
           ? sends.entries
           : [];
     const others = entries.filter((entry) => !named.includes(entry));
-    const also = others.length === 0 ? "" : `; also named in ${others.map(whereIs).join(", ")}`;
+    const where = others.map(whereIs).join(", ");
+    const also =
+      others.length === 0
+        ? ""
+        : sends.from === "variable"
+          ? `; without it, ${where} wins`
+          : `; also named in ${where}`;
     const only = tools.length === 1 ? ` (for ${tools.join("")} only)` : "";
     details.push(printable(`${host}: ${describeSends(sends)} wins over the helper${only}${also}`));
   }
   const values = { HELPER: helper, VARIABLES: [...new Set(variables)].map(printable).join(" ") };
+  // One command for the files and the variables together: unsetting a variable alone lets
+  // the file behind it win.
   const fixes = [
-    ...(importable ? [renderFix(fixFor("credentials-in-files", values))] : []),
+    ...(importable && variables.length > 0
+      ? [renderFix(fixFor("credentials-in-files-and-variables", values))]
+      : []),
+    ...(importable && variables.length === 0
+      ? [renderFix(fixFor("credentials-in-files", values))]
+      : []),
     ...(byHand ? [fixFor("credentials-by-hand", values).effect] : []),
-    ...(variables.length > 0 ? [renderFix(fixFor("token-variables", values))] : []),
+    ...(!importable && variables.length > 0 ? [renderFix(fixFor("token-variables", values))] : []),
   ];
   return details.length === 0
     ? {

@@ -16,7 +16,9 @@ import {
 } from "../terraform/view.ts";
 import { fixFor } from "../fixes.ts";
 import type { Machine } from "../system/io.ts";
-import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
+import { stacksNoteHere } from "./stacks-note.ts";
+import { deadlineIn } from "../system/deadline.ts";
+import { PROBE_TIMEOUT_SECONDS } from "../stores/store-description.ts";
 import { refuseRootInOthersHome } from "./cli-config-edits.ts";
 import { viewsOf } from "./read-view.ts";
 import { FileChanged, readTextIfExists, removeFile, stageReplacement } from "../system/files.ts";
@@ -32,6 +34,12 @@ interface ImportOptions {
    * copies of a host that hold another token than the one Terraform sends.
    */
   readonly force?: boolean;
+  /**
+   * Where the store already holds different credentials for a host, keep them and take the
+   * host out of the files all the same (its token there is dropped): the helper's token is
+   * then the one Terraform sends.
+   */
+  readonly keepStored?: boolean;
   /** Decide everything, store and change nothing. */
   readonly dryRun?: boolean;
 }
@@ -43,9 +51,10 @@ interface ImportedHost {
   /**
    * moved/copied: in the store now (copied: the files keep it too); replaced: moved over
    * different credentials the store held (with force); kept: left in the files because the
-   * store holds different credentials; failed: left in the files, with `reason`.
+   * store holds different credentials; dropped: taken out of the files, the different
+   * credentials the store held kept (with keepStored); failed: left in the files, with `reason`.
    */
-  readonly outcome: "moved" | "copied" | "replaced" | "kept" | "failed";
+  readonly outcome: "moved" | "copied" | "replaced" | "dropped" | "kept" | "failed";
   /** Why it was kept or failed; never holds a token. */
   readonly reason?: string;
 }
@@ -92,7 +101,11 @@ export async function importTokens(
     });
   }
   const report = await importCredentials(await openStore(), views, options);
-  const stacksNote = stacksHostnameNote(report.lastCredentialsFileHosts, machine.env);
+  const stacksNote = await stacksNoteHere(
+    machine,
+    report.lastCredentialsFileHosts,
+    deadlineIn(PROBE_TIMEOUT_SECONDS),
+  );
   const filesRead = [...views.Terraform.files, ...views.OpenTofu.files].map(({ file }) => file);
   return {
     report,
@@ -107,7 +120,7 @@ export function leftBehind(report: ImportReport): number {
 }
 
 const KEPT_REASON =
-  "the store already holds different credentials for it (perhaps newer, from a login): left in the files; --force replaces them with the files'";
+  "the store already holds different credentials for it (perhaps newer, from a login): left in the files; --keep-stored keeps the store's and takes the host out of the files, --force replaces them with the files'";
 
 const BY_HAND = `import cannot tell what Terraform reads from this entry (values other than plain strings, or a nested block); ${fixFor("credentials-by-hand").effect}`;
 const NOT_EDITED = `it is written in a form import does not edit (only credentials "HOST" { ... } blocks and the members of {"credentials": {...}}); ${fixFor("credentials-by-hand").effect}`;
@@ -311,7 +324,7 @@ async function storeAll(
   options: ImportOptions,
   hosts: ImportedHost[],
 ): Promise<Move[]> {
-  const { force, keep, dryRun } = options;
+  const { force, keep, dryRun, keepStored } = options;
   let reached = false;
   const done: Move[] = [];
   for (const move of decisions) {
@@ -339,6 +352,11 @@ async function storeAll(
       const existing = await store.get(move.host);
       if (existing === stored) reached = true;
       if (existing !== undefined && existing !== stored) {
+        if (keepStored === true) {
+          done.push(move);
+          report("dropped");
+          continue;
+        }
         if (force !== true) {
           report("kept", KEPT_REASON);
           continue;

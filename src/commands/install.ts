@@ -11,7 +11,7 @@ import { terraformLocations, type TerraformLocations } from "../terraform/locati
 import { viewsOf } from "./read-view.ts";
 import type { Machine } from "../system/io.ts";
 import { readTextIfExists, stageFile, stageSymlink } from "../system/files.ts";
-import { optionsOfArgs, storeOfArgs, type GlobalOptions } from "./options.ts";
+import { blockArgs, optionsOfArgs, storeOfArgs, type GlobalOptions } from "./options.ts";
 import { PROBE_TIMEOUT_SECONDS, type StoreDescription } from "../stores/store-description.ts";
 import { storeFor, storesHere } from "../stores/registry.ts";
 import { deadlineIn, timeoutGiven, timeoutSeconds } from "../system/deadline.ts";
@@ -100,15 +100,6 @@ export async function install(
     next: { helper: helperCommand(machine, plan.helper.target), ...(profile && { profile }) },
     ...(storeProblem && { storeProblem }),
   };
-}
-
-/**
- * The `args` of the block `install` writes: both options that name the store, always, so
- * that each of Terraform's calls carries its store on its line and reads no file (a call
- * whose line names no store reads the block in effect: system/options.ts `followBlock`).
- */
-function blockArgs(options: GlobalOptions): string[] {
-  return ["--backend", options.backend, "--service", options.service];
 }
 
 /**

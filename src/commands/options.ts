@@ -52,6 +52,15 @@ export function followBlock(
 }
 
 /**
+ * The `args` of the block `install` writes: both options that name the store, always, so
+ * that each of Terraform's calls carries its store on its line and reads no file (a call
+ * whose line names no store reads the block in effect: `followBlock`).
+ */
+export function blockArgs(options: Pick<GlobalOptions, "backend" | "service">): string[] {
+  return ["--backend", options.backend, "--service", options.service];
+}
+
+/**
  * A service name becomes part of keychain entries (and of file paths in other stores), so
  * it is kept to characters that are safe everywhere and readable in a keychain browser.
  */

@@ -19,9 +19,10 @@ export function stacksHostnameNote(
   if (set("TF_STACKS_HOSTNAME") || set("TF_CLOUD_HOSTNAME")) return undefined;
   const named = [...new Set(hosts)].filter((host) => host !== DEFAULT_STACKS_HOST);
   if (named.length === 0) return undefined;
+  // The variable holds one host: with several, each is offered as a whole assignment.
   const which =
     named.length === 1
-      ? `TF_STACKS_HOSTNAME=${named[0] ?? ""}`
-      : `TF_STACKS_HOSTNAME to the host (${named.join(", ")})`;
-  return `terraform stacks (Terraform 1.16+) finds its host only in credentials.tfrc.json or a variable: set ${which} where you run it, or it uses ${DEFAULT_STACKS_HOST}`;
+      ? `set TF_STACKS_HOSTNAME=${named[0] ?? ""} where you run it`
+      : `set the host your stacks are on where you run it, one of ${named.map((host) => `TF_STACKS_HOSTNAME=${host}`).join(" or ")}`;
+  return `terraform stacks (Terraform 1.16+) finds its host only in credentials.tfrc.json or a variable: ${which}, or it uses ${DEFAULT_STACKS_HOST}`;
 }

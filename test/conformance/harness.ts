@@ -17,6 +17,7 @@ import {
   type RowContext,
   type Stdin,
 } from "./rules.ts";
+import { PATIENCE_MS } from "../support/timing.ts";
 
 /** A store the conformance table runs against, started for one test file. */
 export interface ConformanceStore {
@@ -75,7 +76,7 @@ export function describeConformance(store: ConformanceStore): void {
   const run = (backend: ProtocolBackend, args: readonly string[], stdin?: Stdin) =>
     runHelper([...backend.args, ...args], {
       env: backend.env,
-      timeoutMs: 60_000,
+      timeoutMs: PATIENCE_MS,
       ...(backend.command === undefined ? {} : { command: backend.command }),
       ...(stdin === undefined
         ? {}

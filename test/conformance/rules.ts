@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import type { HelperResult } from "../support/helper-process.ts";
 import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
+import { PROMPT_MS } from "../support/timing.ts";
 
 /** What a row can ask of the store under test. */
 export interface RowContext {
@@ -271,8 +272,7 @@ export const RULES: readonly Rule[] = [
       });
       assertOneLineFailure(result);
       assert.match(result.stderr, /did not end within 2 s/);
-      // 2 s and a process start: a loaded 2-core machine adds to both.
-      assert.ok(result.milliseconds < 10_000, `took ${result.milliseconds} ms`);
+      assert.ok(result.milliseconds < PROMPT_MS, `took ${result.milliseconds} ms`);
       await expectGet(context, host, '{"token":"kept"}');
     },
   },

@@ -16,6 +16,7 @@ import { buildWindowsHelper, startWinePrefix } from "../support/wine-prefix.ts";
 import { REAL_WSL, startWslUnderTest } from "../support/wsl-stand-in.ts";
 import type { ConformanceStore, StoreUnderTest } from "./harness.ts";
 import type { Capability } from "./rules.ts";
+import { PATIENCE_MS } from "../support/timing.ts";
 
 /**
  * A Secret Service provider in private D-Bus sessions: one for the table, and one that
@@ -134,7 +135,7 @@ export const PASS: ConformanceStore = {
               "--force",
               `terraform-credentials/terraform-credentials/${host}`,
             ],
-            { env: locked.env, input: `${object}\n`, encoding: "utf8", timeout: 30_000 },
+            { env: locked.env, input: `${object}\n`, encoding: "utf8", timeout: PATIENCE_MS },
           );
           if (inserted.status !== 0) throw new Error(`pass insert failed: ${inserted.stderr}`);
           return { env: locked.env, args, close: () => locked.close() };

@@ -27,10 +27,11 @@ import {
   writeCliConfig,
 } from "./support/terraform.ts";
 import type { CliConfigOptions, TerraformResult } from "./support/terraform.ts";
+import { TEST_PATIENCE_MS } from "../support/timing.ts";
 
 const terraform = await findTerraform();
 /** Per test: a few terraform runs of a few seconds each, with room for a slow machine. */
-const TEST_TIMEOUT_MS = 180_000;
+const TEST_TIMEOUT_MS = TEST_PATIENCE_MS;
 
 /** A fresh random token per use, so nothing here resembles a real credential. */
 

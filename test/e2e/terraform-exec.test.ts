@@ -21,9 +21,10 @@ import {
   writeCliConfig,
 } from "./support/terraform.ts";
 import type { TerraformResult } from "./support/terraform.ts";
+import { TEST_PATIENCE_MS } from "../support/timing.ts";
 
 const terraform = await findTerraform();
-const TEST_TIMEOUT_MS = 180_000;
+const TEST_TIMEOUT_MS = TEST_PATIENCE_MS;
 /** pass and gpg are Linux packages here: the macOS and Windows jobs test their own stores. */
 const PASS_ONLY_ON_LINUX = linuxOnly("exec through pass with a private GPG home");
 

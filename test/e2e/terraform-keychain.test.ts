@@ -25,10 +25,11 @@ import {
 } from "./support/helper-harness.ts";
 import type { Harness, HarnessOptions, PrivateSession } from "./support/helper-harness.ts";
 import { findTerraform, skipWithoutTerraform } from "./support/terraform.ts";
+import { TEST_PATIENCE_MS } from "../support/timing.ts";
 
 const terraform = await findTerraform();
 /** Per test: a keyring session, an install (copies ~130 MB) and a few terraform runs. */
-const TEST_TIMEOUT_MS = 180_000;
+const TEST_TIMEOUT_MS = TEST_PATIENCE_MS;
 /** Windows has no mode bits: Node reports 0o666, or 0o444 for a read-only file. */
 const MODE_BITS = process.platform !== "win32";
 

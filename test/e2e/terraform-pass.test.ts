@@ -19,10 +19,11 @@ import {
 } from "./support/helper-harness.ts";
 import type { Harness } from "./support/helper-harness.ts";
 import { findTerraform, skipWithoutTerraform } from "./support/terraform.ts";
+import { TEST_PATIENCE_MS } from "../support/timing.ts";
 
 const terraform = await findTerraform();
 /** Per test: a GPG key, an install (copies ~130 MB) and a few terraform runs. */
-const TEST_TIMEOUT_MS = 180_000;
+const TEST_TIMEOUT_MS = TEST_PATIENCE_MS;
 /** pass and gpg are Linux packages here: the macOS and Windows jobs test their own stores. */
 const PASS_ONLY_ON_LINUX = linuxOnly("the pass store with a private GPG home");
 const PASS_ARGS = ["--backend", "pass"] as const;

@@ -37,6 +37,7 @@ import { describeRun, regularFiles, runProgram } from "./support/helper-harness.
 import { findTerraform, runTerraform, skipWithoutTerraform } from "./support/terraform.ts";
 import type { TerraformResult } from "./support/terraform.ts";
 import { generateLayouts, type Layout } from "./support/view-layouts.ts";
+import { TEST_PATIENCE_MS } from "../support/timing.ts";
 
 const SEED = 35;
 const ROUNDS = 3; // layouts per family
@@ -78,7 +79,7 @@ describe(
     });
 
     for (const layout of layouts) {
-      test(layout.name, { timeout: 300_000 }, async () => {
+      test(layout.name, { timeout: TEST_PATIENCE_MS }, async () => {
         const home = path.join(root, layout.name.replace(/\W+/g, "-"));
         build(home, layout);
         const env: Record<string, string> = {

@@ -17,10 +17,11 @@ import {
 } from "./support/helper-harness.ts";
 import type { Harness } from "./support/helper-harness.ts";
 import { findTerraform, skipWithoutTerraform } from "./support/terraform.ts";
+import { PATIENCE_MS, TEST_PATIENCE_MS } from "../support/timing.ts";
 
 const terraform = await findTerraform();
 /** A Wine prefix, an install (copies ~130 MB) and a few terraform runs, each through Wine. */
-const TEST_TIMEOUT_MS = 300_000;
+const TEST_TIMEOUT_MS = TEST_PATIENCE_MS;
 const WINCRED_ARGS = ["--backend", "wincred"] as const;
 const missing = wslMissing();
 
@@ -55,7 +56,7 @@ test(
       runHelper(args, {
         env: wsl.windowsEnv,
         command: wsl.windowsHelperCommand(),
-        timeoutMs: 60_000,
+        timeoutMs: PATIENCE_MS,
       });
 
     const login = await harness.login(token);

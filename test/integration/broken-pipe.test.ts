@@ -14,6 +14,7 @@ import { helperCommand, runHelper } from "../support/helper-process.ts";
 import { startKeyringSession, type KeyringSession } from "../support/keyring-session.ts";
 import { assertSilentSuccess } from "../support/protocol-suite.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
+import { PATIENCE_MS } from "../support/timing.ts";
 
 // A reader gone from a pipe, and /dev/full: Unix, tested against gnome-keyring.
 const ONLY_ON_LINUX = linuxOnly("the broken-pipe suite");
@@ -102,7 +103,7 @@ describe("stdout on a device that is full", { skip: ONLY_ON_LINUX }, () => {
           env: session.env,
           stdio: ["ignore", fd, "pipe"],
           encoding: "utf8",
-          timeout: 20_000,
+          timeout: PATIENCE_MS,
         });
         closeSync(fd);
         assert.equal(result.status, 1, result.stderr);

@@ -23,6 +23,7 @@ import { helperCommand, runHelper } from "../support/helper-process.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
 import { startPassSession, type PassSession } from "../support/pass-session.ts";
 import { assertSilentSuccess } from "../support/protocol-suite.ts";
+import { PATIENCE_MS, PROMPT_MS } from "../support/timing.ts";
 
 // doctor's token check through the built executable, over a real pass store, against the
 // HTTPS fixture: every host name reaches 127.0.0.1 through a CONNECT proxy in HTTPS_PROXY,
@@ -91,7 +92,7 @@ describe("doctor checks the stored tokens with their hosts", { skip }, () => {
   ) =>
     runHelper(["--backend", "pass", ...args], {
       env: { ...env, ...extra },
-      timeoutMs: 60_000,
+      timeoutMs: PATIENCE_MS,
       ...options,
     });
   /** doctor's lines about stored tokens, with the indented lines under each. */
@@ -328,7 +329,7 @@ describe("doctor checks the stored tokens with their hosts", { skip }, () => {
           line,
           /^warn {2}token for good\.example\.com: not checked: discovery failed: /,
         );
-        assert.ok(result.milliseconds < 10_000, `${result.milliseconds} ms`);
+        assert.ok(result.milliseconds < PROMPT_MS, `${result.milliseconds} ms`);
       }
     });
 

@@ -22,6 +22,7 @@ import { linuxOnly } from "../support/keychain-backends.ts";
 import { assertOneLineFailure } from "../support/protocol-suite.ts";
 import { smallDisk } from "../support/small-disk.ts";
 import { startPassSession, type PassSession } from "../support/pass-session.ts";
+import { PATIENCE_MS } from "../support/timing.ts";
 
 const ONLY_ON_LINUX = linuxOnly("the file failure suite");
 
@@ -48,7 +49,7 @@ function helperIn(home: string, extraEnv: Record<string, string> = {}) {
         PATH: `${path.join(home, ".local", "bin")}:${process.env.PATH ?? "/usr/bin:/bin"}`,
         ...extraEnv,
       },
-      timeoutMs: 60_000,
+      timeoutMs: PATIENCE_MS,
       ...(stdin === undefined ? {} : { stdin }),
     });
 }

@@ -9,6 +9,7 @@ import { startKeyringSession } from "../support/keyring-session.ts";
 import { linuxOnly, startDefaultKeychain } from "../support/keychain-backends.ts";
 import type { ProtocolBackend } from "../support/protocol-suite.ts";
 import { assertSilentSuccess } from "../support/protocol-suite.ts";
+import { PATIENCE_MS, PROMPT_MS } from "../support/timing.ts";
 
 const HOST = "load.example.com";
 const OBJECT = `{"token":"SECRET-load-token"}`;
@@ -29,7 +30,7 @@ describe("under load", () => {
   test(`${PARALLEL} gets at once all print the stored object`, async () => {
     const results = await Promise.all(
       Array.from({ length: PARALLEL }, () =>
-        runHelper([...session.args, "get", HOST], { env: session.env, timeoutMs: 120_000 }),
+        runHelper([...session.args, "get", HOST], { env: session.env, timeoutMs: PATIENCE_MS }),
       ),
     );
     const failed = results.filter((result) => result.code !== 0 || result.stdout !== `${OBJECT}\n`);
@@ -52,11 +53,10 @@ describe("the deadline of a call", () => {
           await runHelper(["store", "locked.example.com"], { env: session.env, stdin: OBJECT }),
         );
         await session.lockCollection();
-        const env = { ...session.env, TF_CREDENTIALS_KEYCHAIN_TIMEOUT: "3" };
+        // Far beyond PROMPT_MS, so that a wait for it shows.
+        const env = { ...session.env, TF_CREDENTIALS_KEYCHAIN_TIMEOUT: "60" };
         const results = await Promise.all(
-          Array.from({ length: 6 }, () =>
-            runHelper(["get", "locked.example.com"], { env, timeoutMs: 60_000 }),
-          ),
+          Array.from({ length: 6 }, () => runHelper(["get", "locked.example.com"], { env })),
         );
         // No desktop can show an unlock prompt here: each says so at once, with exit code 1
         // (never a signal), well before the deadline.
@@ -64,7 +64,7 @@ describe("the deadline of a call", () => {
           assert.equal(result.code, 1, result.stderr);
           assert.equal(result.stdout, "");
           assert.match(result.stderr, /^[^\n]*locked[^\n]*\n$/);
-          assert.ok(result.milliseconds < 3000, `took ${result.milliseconds} ms`);
+          assert.ok(result.milliseconds < PROMPT_MS, `took ${result.milliseconds} ms`);
         }
       } finally {
         await session.close();

@@ -13,6 +13,7 @@ import { assertSilentSuccess } from "../support/protocol-suite.ts";
 import { countItems, deleteItems } from "../support/secret-service-items.ts";
 import { startKeePassXcSession } from "../support/keepassxc-session.ts";
 import { SECRET_SERVICE_PROVIDERS } from "../support/secret-service-providers.ts";
+import { PATIENCE_MS } from "../support/timing.ts";
 
 const ONLY_ON_LINUX = linuxOnly("the Secret Service race suite");
 const SERVICE = "terraform-credentials";
@@ -40,7 +41,7 @@ for (const provider of RACED) {
     test("forgets beside gets, stores and another program's delete: every call succeeds with the right outcome", async () => {
       const { env } = session;
       const helper = (args: string[], stdin?: string) =>
-        runHelper(args, { env, timeoutMs: 60_000, ...(stdin === undefined ? {} : { stdin }) });
+        runHelper(args, { env, timeoutMs: PATIENCE_MS, ...(stdin === undefined ? {} : { stdin }) });
       const tokens = new Set<string>();
       const object = (burst: number, index: number) => {
         const text = JSON.stringify({ token: `race-${burst}-${index}` });
@@ -102,7 +103,7 @@ describe("forgets of one host take turns (KeePassXC)", { skip: ONLY_ON_LINUX }, 
         Array.from({ length: 12 }, (_, index) =>
           runHelper(["--timeout", "10", "forget", hosts[index % hosts.length]!], {
             env,
-            timeoutMs: 60_000,
+            timeoutMs: PATIENCE_MS,
           }),
         ),
       );

@@ -10,6 +10,7 @@ import { test } from "node:test";
 import { startKeyringSession } from "../support/keyring-session.ts";
 import { describeProtocol } from "../support/protocol-suite.ts";
 import { onPath } from "../support/find-command.ts";
+import { PATIENCE_MS } from "../support/timing.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const ARM64_BUILD = path.join(ROOT, "dist/linux-arm64/terraform-credentials-keychain");
@@ -57,6 +58,6 @@ if (missing !== undefined) {
     // Each emulated call costs ~0.8 s of CPU instead of ~30 ms, so 60 processes at once
     // (the suite's default) would take minutes on a 2-core machine: the parallel case uses
     // 4 hosts (12 processes at once, still overlapping), and a call may take up to 60 s.
-    { parallel: 4, timeoutMs: 60_000 },
+    { parallel: 4, timeoutMs: PATIENCE_MS },
   );
 }

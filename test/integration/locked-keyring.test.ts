@@ -13,6 +13,7 @@ import { linuxOnly } from "../support/keychain-backends.ts";
 import { dbusSend, startKeyringSession, type KeyringSession } from "../support/keyring-session.ts";
 import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
 import { addItem, addKeyring, countItems } from "../support/secret-service-items.ts";
+import { PATIENCE_MS } from "../support/timing.ts";
 
 const HOST = "locked-from-disk.example.com";
 const OURS = { service: "terraform-credentials", username: HOST };
@@ -65,7 +66,7 @@ describe("gnome-keyring loaded locked from disk", { skip: linuxOnly("gnome-keyri
       // as dismissed, as when the person at the desktop says no.
       const result = await runHelper(["get", HOST], {
         env: { ...session.env, DISPLAY: ":9999" },
-        timeoutMs: 60_000,
+        timeoutMs: PATIENCE_MS,
       });
       assertOneLineFailure(result);
       assert.match(result.stderr, /the keyring is locked, and its unlock prompt was dismissed/);
@@ -167,7 +168,7 @@ async function monitorBus(env: Record<string, string>) {
     for (const wake of waiters.splice(0)) wake();
   });
   const until = async (pattern: RegExp) => {
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + PATIENCE_MS;
     while (!pattern.test(text)) {
       if (Date.now() > deadline) throw new Error(`dbus-monitor never saw ${pattern}:\n${text}`);
       await new Promise<void>((resolve) => {

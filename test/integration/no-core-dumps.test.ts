@@ -22,6 +22,7 @@ import { after, describe, test } from "node:test";
 import type { TestContext } from "node:test";
 import { helperCommand } from "../support/helper-process.ts";
 import { COLLECTION, startFakeSecretService } from "../support/fake-secret-service.ts";
+import { PATIENCE_MS } from "../support/timing.ts";
 
 const linuxRoot = process.platform === "linux" && process.getuid?.() === 0;
 const notHere =
@@ -95,7 +96,7 @@ describe("a store in progress", { skip: notHere }, () => {
         return -1;
       }
     };
-    assert.ok(await until(() => owner() === 0, 10_000), `owner of ${environ}: ${owner()}`);
+    assert.ok(await until(() => owner() === 0, PATIENCE_MS), `owner of ${environ}: ${owner()}`);
   });
 
   test("leaves no core file when it crashes", async (t) => {
@@ -124,7 +125,7 @@ describe("a store in progress", { skip: notHere }, () => {
         return false;
       }
     };
-    assert.ok(await until(protectedNow, 10_000), "the helper became non-dumpable");
+    assert.ok(await until(protectedNow, PATIENCE_MS), "the helper became non-dumpable");
     const ended = new Promise<NodeJS.Signals | null>((resolve) =>
       child.once("exit", (_code, signal) => resolve(signal)),
     );

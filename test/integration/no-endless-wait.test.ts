@@ -11,9 +11,10 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
 import { helperCommand } from "../support/helper-process.ts";
+import { PATIENCE_MS } from "../support/timing.ts";
 
 /** Far above how long any case takes when it works; a hang fails the test here. */
-const HANG_MS = 20_000;
+const HANG_MS = PATIENCE_MS;
 
 interface Ended {
   readonly code: number | null;

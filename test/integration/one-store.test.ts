@@ -14,6 +14,7 @@ import { helperCommand, runHelper } from "../support/helper-process.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
 import { onPath } from "../support/find-command.ts";
 import { startPassSession } from "../support/pass-session.ts";
+import { PATIENCE_MS, TEST_PATIENCE_MS } from "../support/timing.ts";
 
 const TOKEN = "SECRET-one-store";
 const HOST = "app.terraform.io";
@@ -40,14 +41,14 @@ async function passMachine(t: TestContext) {
   assert.equal(stored.code, 0, stored.stderr);
   /** Runs a shell line with stdin a pipe (a script's own), as a person's script would. */
   const sh = (line: string) =>
-    spawnSync("sh", ["-c", line], { env, input: "", encoding: "utf8", timeout: 30_000 });
+    spawnSync("sh", ["-c", line], { env, input: "", encoding: "utf8", timeout: PATIENCE_MS });
   /** Runs a shell line on a terminal (a pty made by `script`); what it shows. */
   const atTerminal = (line: string) =>
     spawnSync("script", ["-qefc", line, "/dev/null"], {
       env,
       input: "",
       encoding: "utf8",
-      timeout: 30_000,
+      timeout: PATIENCE_MS,
     });
   return { env, sh, atTerminal };
 }
@@ -55,7 +56,7 @@ async function passMachine(t: TestContext) {
 describe("get, store and forget typed by a person follow the installed block", { skip }, () => {
   test(
     "docs/usage.md's TFE_TOKEN line, in a script, reaches the pass store the block names",
-    { timeout: 90_000 },
+    { timeout: TEST_PATIENCE_MS },
     async (t) => {
       const { sh } = await passMachine(t);
       const result = sh(
@@ -67,7 +68,7 @@ describe("get, store and forget typed by a person follow the installed block", {
 
   test(
     "at a terminal: get shows the token, forget deletes it from pass, then get shows {}",
-    { timeout: 90_000 },
+    { timeout: TEST_PATIENCE_MS },
     async (t) => {
       const { atTerminal, env } = await passMachine(t);
       const shown = atTerminal(`terraform-credentials-keychain get ${HOST}`);
@@ -83,7 +84,7 @@ describe("get, store and forget typed by a person follow the installed block", {
 
   test(
     "with Terraform's streams and no args, get reaches the pass store the block names",
-    { timeout: 90_000 },
+    { timeout: TEST_PATIENCE_MS },
     async (t) => {
       const { env } = await passMachine(t);
       // Terraform's get: stdin the null device, stdout and stderr pipes; no session bus here.
@@ -94,7 +95,7 @@ describe("get, store and forget typed by a person follow the installed block", {
 
   test(
     "a call with its own --backend keychain is not sent to pass",
-    { timeout: 90_000 },
+    { timeout: TEST_PATIENCE_MS },
     async (t) => {
       const { atTerminal } = await passMachine(t);
       const line = commandLine([...helperCommand(), "--backend", "keychain", "get", HOST], "linux");

@@ -10,6 +10,7 @@ import { onPath } from "../support/find-command.ts";
 import { runHelper } from "../support/helper-process.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
 import { startPassSession } from "../support/pass-session.ts";
+import { PATIENCE_MS, TEST_PATIENCE_MS } from "../support/timing.ts";
 
 const HOST = "app.terraform.io";
 const skip =
@@ -32,7 +33,7 @@ function printedCommand(output: string): string {
 }
 
 function sh(line: string, env: Record<string, string>) {
-  return spawnSync("sh", ["-c", line], { env, encoding: "utf8", timeout: 60_000 });
+  return spawnSync("sh", ["-c", line], { env, encoding: "utf8", timeout: PATIENCE_MS });
 }
 
 /** Stores a token as Terraform would, then reads it back. */
@@ -49,7 +50,7 @@ async function assertPassWorks(env: Record<string, string>) {
 describe("what the helper tells a pass user works as printed", { skip }, () => {
   test(
     "--backend pass install with no password store warns with doctor's fix, which makes pass work",
-    { timeout: 120_000 },
+    { timeout: TEST_PATIENCE_MS },
     async (t) => {
       const { env } = await bareMachine(t);
       const installed = await runHelper(["--backend", "pass", "install"], { env });
@@ -66,7 +67,7 @@ describe("what the helper tells a pass user works as printed", { skip }, () => {
 
   test(
     "a store whose key is not here: doctor shows gpg's error line and a fix for the key, not for a passphrase",
-    { timeout: 120_000 },
+    { timeout: TEST_PATIENCE_MS },
     async (t) => {
       // A store made elsewhere (its key is in another keyring), read with an empty one.
       const elsewhere = await startPassSession();
@@ -94,7 +95,7 @@ describe("what the helper tells a pass user works as printed", { skip }, () => {
 
   test(
     "a key with a passphrase: store stores nothing, claims nothing of terraform login, and its unlock command works at a terminal",
-    { timeout: 120_000 },
+    { timeout: TEST_PATIENCE_MS },
     async (t) => {
       const locked = await startPassSession({ passphrase: "correct horse" });
       t.after(() => locked.close());

@@ -8,6 +8,7 @@ import { runHelper, type HelperResult } from "../support/helper-process.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
 import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
 import { startPassSession } from "../support/pass-session.ts";
+import { PATIENCE_MS, PROMPT_MS } from "../support/timing.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -15,7 +16,7 @@ const execFileAsync = promisify(execFile);
  * What a deadline may be overrun by on a loaded 2-core machine: the helper's own start-up
  * and exit, never a second timeout's worth (each bound below is below twice the timeout).
  */
-const MARGIN_MS = 2500;
+const MARGIN_MS = PROMPT_MS;
 
 /**
  * A pass session of its own for one test, whose gpg-agent `stopAgent()` replaces with one
@@ -45,7 +46,7 @@ async function sessionWithAgent(t: TestContext) {
   const helper = (args: readonly string[], stdin?: string): Promise<HelperResult> =>
     runHelper(["--backend", "pass", ...args], {
       env: session.env,
-      timeoutMs: 30_000,
+      timeoutMs: PATIENCE_MS,
       ...(stdin === undefined ? {} : { stdin }),
     });
   const stopAgent = async () => {

@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, before, beforeEach, describe, test } from "node:test";
 import { promisify } from "node:util";
 import { CliError } from "../../src/errors.ts";
 import type { Hostname } from "../../src/protocol/hostname.ts";
@@ -29,6 +29,7 @@ import { helperCommand, runHelper as runHelperProcess } from "../support/helper-
 import { linuxOnly } from "../support/keychain-backends.ts";
 import { deadlineIn } from "../../src/system/deadline.ts";
 import { fixWith, renderFix, type Situation } from "../../src/fixes.ts";
+import { PATIENCE_MS, PROMPT_MS } from "../support/timing.ts";
 
 const ONLY_ON_LINUX = linuxOnly("the pass store suite");
 
@@ -41,7 +42,8 @@ function openStore(session: PassSession, extra: Partial<PassStoreOptions> = {}):
     service: SERVICE,
     env: session.env,
     homedir: session.home,
-    deadline: deadlineIn(30),
+    // The test's own, not the suite's: a deadline only the tests of it come near.
+    deadline: deadlineIn(PATIENCE_MS / 1000),
     ...extra,
   });
 }
@@ -62,7 +64,7 @@ function assertNowhereUnder(dir: string, secret: string): void {
   }
 }
 
-/** Runs `operation`, expecting a one-line CliError that matches every pattern, within 10 s. */
+/** Runs `operation`, expecting a one-line CliError that matches every pattern, promptly. */
 async function assertQuickCliError(
   operation: () => Promise<unknown>,
   ...patterns: RegExp[]
@@ -78,7 +80,7 @@ async function assertQuickCliError(
   assert.match(error.message, /^[a-z"]/, "starts in lower case");
   assert.doesNotMatch(error.message, /\.$/, "no trailing period");
   for (const pattern of patterns) assert.match(error.message, pattern);
-  assert.ok(milliseconds < 10_000, `took ${Math.round(milliseconds)} ms`);
+  assert.ok(milliseconds < PROMPT_MS, `took ${Math.round(milliseconds)} ms`);
   return error;
 }
 
@@ -100,6 +102,10 @@ describe("pass store against a real pass and gpg", { skip: ONLY_ON_LINUX }, () =
   let store: CredentialStore;
   before(async () => {
     session = await startPassSession();
+  });
+  // One per test, each with its own deadline: a store shared by the file ran out of its
+  // deadline on a loaded machine, failing whatever test came last.
+  beforeEach(() => {
     store = openStore(session);
   });
   after(async () => {
@@ -479,9 +485,10 @@ describe("pass store errors", { skip: ONLY_ON_LINUX }, () => {
   test("a lock left behind by a killed process is taken over", async () => {
     const lock = path.join(session.storeDir, ".terraform-credentials.lock");
     mkdirSync(lock);
-    const old = new Date(Date.now() - 60_000);
+    // An hour old: stale for the deadline below (which it outlives by 10 s) as for any.
+    const old = new Date(Date.now() - 3_600_000);
     utimesSync(lock, old, old);
-    const store = openStore(session, { deadline: deadlineIn(1) });
+    const store = openStore(session, { deadline: deadlineIn(60) });
     await store.store(host("stale-lock.example.com"), '{"token":"after-stale-lock"}');
     assert.equal(await store.get(host("stale-lock.example.com")), '{"token":"after-stale-lock"}');
   });
@@ -491,12 +498,13 @@ describe("pass store errors", { skip: ONLY_ON_LINUX }, () => {
     const lock = path.join(session.storeDir, ".terraform-credentials.lock");
     symlinkSync(`${os.hostname()}:${dead}`, lock);
     const store = openStore(session, {
-      deadline: deadlineIn(5),
+      // Far beyond PROMPT_MS, so that a wait for it shows.
+      deadline: deadlineIn(60),
       processes: { pid: process.pid, isAlive: () => false },
     });
     const started = performance.now();
     await store.store(host("dead-holder.example.com"), '{"token":"after-dead-holder"}');
-    assert.ok(performance.now() - started < 4000, `took ${performance.now() - started} ms`);
+    assert.ok(performance.now() - started < PROMPT_MS, `took ${performance.now() - started} ms`);
     assert.equal(present(lock), false, "the lock is released");
   });
 
@@ -516,7 +524,7 @@ describe("pass store errors", { skip: ONLY_ON_LINUX }, () => {
         /is busy: .* has been held for 36\d\d s by another process/,
       );
       const took = performance.now() - started;
-      assert.ok(took < 5000, `gave up after ${Math.round(took)} ms, not at --timeout's 1 s`);
+      assert.ok(took < PROMPT_MS, `gave up after ${Math.round(took)} ms, not at --timeout's 1 s`);
       assert.equal(present(lock), true, "the live holder's lock is still there");
     } finally {
       rmSync(lock, { force: true });
@@ -544,7 +552,7 @@ describe("pass store errors", { skip: ONLY_ON_LINUX }, () => {
           env: { ...session.env, PATH: `${bin}:${session.env.PATH ?? ""}` },
           stdio: "ignore",
         });
-        const waitForLock = Date.now() + 10_000;
+        const waitForLock = Date.now() + PATIENCE_MS;
         while (!present(lock) && Date.now() < waitForLock) {
           await new Promise((resolve) => setTimeout(resolve, 20));
         }

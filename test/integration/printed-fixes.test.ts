@@ -29,6 +29,7 @@ import {
 import { startPassSession } from "../support/pass-session.ts";
 import { startPassTeam, TEAM_SERVICE, type Member } from "../support/pass-team.ts";
 import { assertOneLineFailure, assertSilentSuccess } from "../support/protocol-suite.ts";
+import { PATIENCE_MS } from "../support/timing.ts";
 
 const ONLY_ON_LINUX = linuxOnly("the printed fixes of the Secret Service");
 const TOKEN = "printed-fix-token-0123456789";
@@ -54,7 +55,7 @@ function runInShell(
     const child = spawn("sh", ["-c", command.replace(/\bPASSWORD\b/g, password)], {
       env,
       stdio: ["ignore", "pipe", "pipe"],
-      timeout: 20_000,
+      timeout: PATIENCE_MS,
     });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -321,12 +322,50 @@ describe(
         ran.output,
         /no host is shadowed by TF_TOKEN_\* variables or plaintext credentials/,
       );
-      // Import first, which removes a token only once it is stored; the variables last.
-      assert.deepEqual(runCommands(fix), [`${helper} import`, "unset TF_TOKEN_var_example_com"]);
+      // One command line: import first, which removes a token only once it is stored; the
+      // variables last.
+      assert.deepEqual(runCommands(fix), [
+        `${helper} import --keep-stored && unset TF_TOKEN_var_example_com`,
+      ]);
       assert.equal(
         readFileSync(rc, "utf8"),
         'credentials_helper "keychain" {\n  args = ["--backend", "keychain", "--service", "terraform-credentials"]\n}\n',
       );
+      assert.equal(existsSync(plaintext), false);
+    });
+
+    test("a host in TF_TOKEN_* and in credentials.tfrc.json with another token than the store's: the fix names both, and run as printed makes the helper's token the one sent", async (t) => {
+      const { session, env, home } = await installedSession(t);
+      // Left in the file by an import, since the store holds a newer token from a login.
+      const plaintext = path.join(home, ".terraform.d", "credentials.tfrc.json");
+      writeFileSync(
+        plaintext,
+        JSON.stringify({ credentials: { "example.com": { token: "file-token" } } }),
+        { mode: 0o600 },
+      );
+      assertSilentSuccess(await store(session, "example.com", "login-token"));
+      const shadowed = { ...env, TF_TOKEN_example_com: "var-token" };
+
+      const doctor = await runHelper(["doctor"], { env: shadowed });
+      const shadow = doctor.stdout.slice(doctor.stdout.indexOf("do not use the helper"));
+      // Every place that wins: the variable, and the file once the variable is gone.
+      assert.match(
+        shadow,
+        /example\.com: the variable TF_TOKEN_example_com wins over the helper; without it, \S*credentials\.tfrc\.json\S* wins/,
+      );
+      const fix = /^ {6}fix: (.*)$/m.exec(shadow)?.[1] ?? "";
+      const commands = runCommands(fix);
+      assert.equal(commands.length, 1, `one command: ${fix}`);
+      const [command = ""] = commands;
+      const [helper] = command.split(" ");
+      const ran = await runInShell(`${command} && ${helper} doctor`, shadowed, KEYRING_PASSWORD);
+      assert.equal(ran.code, 0, ran.output);
+      assert.match(
+        ran.output,
+        /no host is shadowed by TF_TOKEN_\* variables or plaintext credentials/,
+      );
+      // The helper's token, the one Terraform now asks for, is the login's.
+      assert.equal((await get(session, "example.com")).stdout, '{"token":"login-token"}\n');
       assert.equal(existsSync(plaintext), false);
     });
 

@@ -19,6 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import { test, type TestContext } from "node:test";
 import { requireBuiltHelper } from "../support/helper-process.ts";
+import { PATIENCE_MS, TEST_PATIENCE_MS } from "../support/timing.ts";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
 
@@ -60,7 +61,7 @@ exit 1
     DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent/bus",
   };
   const sh = (line: string) =>
-    spawnSync("sh", ["-c", line], { env, cwd: REPO, encoding: "utf8", timeout: 60_000 });
+    spawnSync("sh", ["-c", line], { env, cwd: REPO, encoding: "utf8", timeout: PATIENCE_MS });
   return { terraformrc, sh, built: () => existsSync(built) };
 }
 
@@ -69,7 +70,10 @@ function hintOf(stderr: string): string | undefined {
   return /^npm run setup: nothing was changed; to replace it: (.*)$/m.exec(stderr)?.[1];
 }
 
-const LINUX_ONLY = { skip: process.platform !== "linux" && "Linux only", timeout: 60_000 };
+const LINUX_ONLY = {
+  skip: process.platform !== "linux" && "Linux only",
+  timeout: TEST_PATIENCE_MS,
+};
 
 test(
   "setup -- --backend pass over a keychain block: the refusal names file and args, the hint keeps --backend pass and works",

@@ -9,6 +9,7 @@ import { commandLine } from "../../src/commands/command-line.ts";
 import { helperCommand, runHelper } from "../support/helper-process.ts";
 import { startKeyringSession } from "../support/keyring-session.ts";
 import { onPath } from "../support/find-command.ts";
+import { TEST_PATIENCE_MS } from "../support/timing.ts";
 
 const notHere =
   process.platform !== "linux"
@@ -20,7 +21,7 @@ const notHere =
 describe("store at a terminal", { skip: notHere }, () => {
   test(
     "prompts on stderr, shows nothing typed, and stores what was typed",
-    { timeout: 60_000 },
+    { timeout: TEST_PATIENCE_MS },
     async (t) => {
       const session = await startKeyringSession();
       t.after(() => session.close());

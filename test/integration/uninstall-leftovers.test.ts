@@ -13,6 +13,7 @@ import { runHelper } from "../support/helper-process.ts";
 import { linuxOnly } from "../support/keychain-backends.ts";
 import { startKeyringSession } from "../support/keyring-session.ts";
 import { startPassSession } from "../support/pass-session.ts";
+import { PATIENCE_MS, TEST_PATIENCE_MS } from "../support/timing.ts";
 
 const HOST = "app.terraform.io";
 const skip = linuxOnly("the uninstall suite");
@@ -29,7 +30,7 @@ function shell(env: Record<string, string>) {
         env: { ...withBin, ...extra },
         input: "",
         encoding: "utf8",
-        timeout: 60_000,
+        timeout: PATIENCE_MS,
       }),
   };
 }
@@ -44,7 +45,7 @@ function deleting(output: string): string {
 describe("uninstall and the tokens that stay", { skip }, () => {
   test(
     "two pass profiles: each uninstall prints a command that still deletes its tokens after the last one",
-    { timeout: 120_000 },
+    { timeout: TEST_PATIENCE_MS },
     async (t) => {
       const session = await startPassSession();
       t.after(() => session.close());
@@ -100,7 +101,7 @@ describe("uninstall and the tokens that stay", { skip }, () => {
     "the Secret Service: the printed secret-tool commands delete what stayed",
     {
       skip: onPath("secret-tool") === undefined && "secret-tool is not installed",
-      timeout: 120_000,
+      timeout: TEST_PATIENCE_MS,
     },
     async (t) => {
       const session = await startKeyringSession();

@@ -29,6 +29,7 @@ import {
   WINDOWS_HELPER_IN_APPDATA,
   type WslStandIn,
 } from "../support/wsl-stand-in.ts";
+import { PATIENCE_MS } from "../support/timing.ts";
 
 const USER = "Jörg Müller";
 const execFileAsync = promisify(execFile);
@@ -65,14 +66,14 @@ if (missing !== undefined) {
     const fromWsl = (args: readonly string[], stdin?: string, env = wsl.env) =>
       runHelper(["--backend", "wincred", ...args], {
         env,
-        timeoutMs: 60_000,
+        timeoutMs: PATIENCE_MS,
         ...(stdin === undefined ? {} : { stdin }),
       });
     const fromWindows = (args: readonly string[], stdin?: string) =>
       runHelper(args, {
         env: wsl.wine.env,
         command: wsl.windowsHelperCommand(),
-        timeoutMs: 60_000,
+        timeoutMs: PATIENCE_MS,
         ...(stdin === undefined ? {} : { stdin }),
       });
 
@@ -123,7 +124,7 @@ if (missing !== undefined) {
       // The keychain chosen (no Secret Service here): wincred is the store that works.
       const keychain = await runHelper(["doctor", "--offline"], {
         env: wsl.env,
-        timeoutMs: 60_000,
+        timeoutMs: PATIENCE_MS,
       });
       const line = keychain.stdout
         .split("\n")
@@ -137,7 +138,7 @@ if (missing !== undefined) {
     });
 
     test("install with no Secret Service prints the wincred install, which then works as printed", async () => {
-      const installed = await runHelper(["install"], { env: wsl.env, timeoutMs: 60_000 });
+      const installed = await runHelper(["install"], { env: wsl.env, timeoutMs: PATIENCE_MS });
       assert.equal(installed.code, 0, installed.stderr);
       const [, command] =
         /^ +or store in the Windows login's Credential Manager \(shared with Terraform on Windows\) instead: "([^"]+)"$/m.exec(
@@ -150,7 +151,7 @@ if (missing !== undefined) {
       // Now the block selects wincred: a get with no options reads the Windows entry.
       const rc = readFileSync(path.join(wsl.env.HOME!, ".terraformrc"), "utf8");
       assert.match(rc, /args = \["--backend", "wincred", "--service", "terraform-credentials"\]/);
-      const listed = await runHelper(["list", "--json"], { env: wsl.env, timeoutMs: 60_000 });
+      const listed = await runHelper(["list", "--json"], { env: wsl.env, timeoutMs: PATIENCE_MS });
       assert.deepEqual(JSON.parse(listed.stdout), ["exec.example.com", "wsl.example.com"]);
     });
 

@@ -4,6 +4,7 @@ import { after, before, describe, test } from "node:test";
 import { helperCommand, runHelper } from "./helper-process.ts";
 import type { ProtocolBackend } from "./protocol-suite.ts";
 import { assertOneLineFailure, assertSilentSuccess } from "./protocol-suite.ts";
+import { PATIENCE_MS } from "./timing.ts";
 
 const NODE = process.execPath;
 // The child prints its TF_TOKEN_/TFE_ variables and its own argv as JSON on stdout.
@@ -186,7 +187,7 @@ export function describeExec(name: string, start: () => Promise<ProtocolBackend>
           {
             env: backend.env,
             stdio: ["ignore", "pipe", "pipe"],
-            timeout: 20_000,
+            timeout: PATIENCE_MS,
           },
         );
         let stdout = "";

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { PATIENCE_MS } from "./timing.ts";
 
 /**
  * The built single executable that integration tests run: the host's build, or the one
@@ -81,7 +82,7 @@ function runHelperOnce(args: readonly string[], options: HelperRunOptions): Prom
     env: options.env,
     cwd: options.cwd,
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    timeout: options.timeoutMs ?? 20_000,
+    timeout: options.timeoutMs ?? PATIENCE_MS,
   });
   let stdout = "";
   let stderr = "";

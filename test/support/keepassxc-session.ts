@@ -14,6 +14,7 @@ import {
   waitForDaemon,
   type Daemon,
 } from "./secret-service-daemon.ts";
+import { PATIENCE_MS } from "./timing.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -237,7 +238,7 @@ async function openWithNoExposedGroup(
         `string:${database}`,
         `string:${PASSWORD}`,
       ],
-      { env, timeout: 20_000 },
+      { env, timeout: PATIENCE_MS },
     );
     await waitForDaemon(
       daemon,

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { PATIENCE_MS } from "./timing.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -227,7 +228,7 @@ function busConfigText(sandbox: string, withServices: boolean, abstract: boolean
 export async function dbusSend(env: Record<string, string>, args: string[]): Promise<string> {
   const { stdout } = await execFileAsync("dbus-send", ["--session", "--print-reply", ...args], {
     env,
-    timeout: 5000,
+    timeout: PATIENCE_MS,
   });
   return stdout;
 }
@@ -263,7 +264,7 @@ function lockedProperty(env: Record<string, string>): Promise<string> {
 export async function waitFor(
   condition: () => Promise<boolean>,
   what: string,
-  timeoutMs = 10_000,
+  timeoutMs = PATIENCE_MS,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { PATIENCE_MS } from "./timing.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -61,7 +62,7 @@ export async function startPassSession(options: PassSessionOptions = {}): Promis
   };
   const run = async (file: string, args: readonly string[]) => {
     try {
-      return (await execFileAsync(file, args, { env, timeout: 30_000 })).stdout;
+      return (await execFileAsync(file, args, { env, timeout: PATIENCE_MS })).stdout;
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
       throw new Error(

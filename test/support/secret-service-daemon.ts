@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { dbusSend, type PrivateBus } from "./keyring-session.ts";
+import { PATIENCE_MS } from "./timing.ts";
 
 /** A Secret Service daemon started by a session, with the tail of its output for errors. */
 export interface Daemon {
@@ -58,7 +59,7 @@ export async function waitForDaemon(
   daemon: Daemon,
   condition: () => Promise<boolean>,
   what: string,
-  timeoutMs = 20_000,
+  timeoutMs = PATIENCE_MS,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -152,7 +153,7 @@ export async function setCollectionLocked(
   env: Record<string, string>,
   collection: string,
   locked: boolean,
-  timeoutMs = 20_000,
+  timeoutMs = PATIENCE_MS,
 ): Promise<void> {
   const method = locked ? "Lock" : "Unlock";
   const deadline = Date.now() + timeoutMs;

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { PATIENCE_MS } from "../../support/timing.ts";
 
 const run = promisify(execFile);
 
@@ -149,7 +150,7 @@ async function openssl(
     return [...word.split(/\s+/).filter((part) => part !== ""), ...[value].flat()];
   });
   try {
-    await run(OPENSSL, args, { timeout: 30_000 });
+    await run(OPENSSL, args, { timeout: PATIENCE_MS });
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr ?? "";
     throw new Error(`openssl ${args[0] ?? ""} failed: ${stderr.trim() || String(error)}`, {

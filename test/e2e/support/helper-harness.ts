@@ -18,6 +18,7 @@ import type {
 } from "./fixture-server.ts";
 import { cliConfig, runTerraform, terraformPaths } from "./terraform.ts";
 import type { PromptAnswer, TerraformResult } from "./terraform.ts";
+import { PATIENCE_MS } from "../../support/timing.ts";
 
 /** The installed helper's file name, as Terraform looks it up for `credentials_helper "keychain"`. */
 export const HELPER_FILE_NAME = `terraform-credentials-keychain${process.platform === "win32" ? ".exe" : ""}`;
@@ -98,7 +99,7 @@ export function runProgram(
   args: readonly string[],
   options: RunProgramOptions,
 ): Promise<TerraformResult> {
-  return runTerraform(binary, args, { ...options, timeoutMs: options.timeoutMs ?? 30_000 });
+  return runTerraform(binary, args, { ...options, timeoutMs: options.timeoutMs ?? PATIENCE_MS });
 }
 
 /** Formats a run for an assertion message: enough to see why it failed. */

@@ -4,6 +4,7 @@ import { access, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import type { TestContext } from "node:test";
+import { PATIENCE_MS } from "../../support/timing.ts";
 
 /** What a finished (or killed) terraform run produced. */
 export interface TerraformResult {
@@ -81,7 +82,7 @@ export interface PrivateHome extends AsyncDisposable {
 }
 
 /** Default bound for one terraform run: generous for init on a slow CI machine. */
-const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_TIMEOUT_MS = PATIENCE_MS;
 /**
  * A proxy address nothing listens on. Go never proxies requests to loopback addresses, so the
  * fixture server is reached directly while any request to another host fails at once: the

@@ -1,4 +1,4 @@
-import { deadlineIn } from "../../../src/system/deadline.ts";
+import { deadlineAt, deadlineIn } from "../../../src/system/deadline.ts";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { drainInput, readInput } from "../../../src/cli/read-input.ts";
@@ -108,15 +108,30 @@ function endlessInput(text: string) {
   return { input: generate(), state };
 }
 
+/**
+ * Limits whose deadline passes once `state` has yielded `chunks` chunks, on a clock that stands
+ * still until then: how far the input was read is then the test's choice, not the machine's
+ * speed (a real 0.2 s read 8 chunks or fewer on a loaded machine).
+ */
+function limitsPassingAfter(state: { yielded: number }, maxBytes: number, chunks: number) {
+  const clock = {
+    now: () => (state.yielded >= chunks ? Number.POSITIVE_INFINITY : 0),
+    sleep: () => Promise.resolve(),
+  };
+  // Far off on the real timer the race also sets (but under setTimeout's 2^31 ms limit).
+  return { maxBytes, deadline: deadlineAt(1e9, 0.2, clock), source: SOURCE };
+}
+
 test("an endless input is read on past the cap and refused at the deadline", async () => {
   const { input, state } = endlessInput("SECRET-abc123 ");
+  // 30 chunks of 14 bytes: far past the 100-byte cap, which alone must not end the read.
   await assert.rejects(
-    readInput(input, limits(100, 0.2)),
+    readInput(input, limitsPassingAfter(state, 100, 30)),
     new CliError(
       `${SOURCE} did not end within 0.2 s (Terraform closes it after the object): nothing was stored`,
     ),
   );
-  assert.ok(state.yielded > 8, `read only ${state.yielded} chunks`);
+  assert.equal(state.yielded, 30);
 });
 
 test("an input that never ends is refused at the deadline", async () => {
@@ -139,8 +154,8 @@ test("drainInput reads past the cap to EOF", async () => {
 
 test("drainInput of an endless input ends at the deadline", async () => {
   const { input, state } = endlessInput("0123456789");
-  await drainInput(input, limits(100, 0.1));
-  assert.ok(state.yielded > 11, `read only ${state.yielded} chunks`);
+  await drainInput(input, limitsPassingAfter(state, 100, 30));
+  assert.equal(state.yielded, 30);
 });
 
 test("counts the cap in bytes, not characters", async () => {

@@ -14,6 +14,7 @@ import type { CredentialStore } from "../../../src/protocol/credential-store.ts"
 import { createMemoryStore } from "../../support/memory-store.ts";
 import { createTempHome } from "./temp-home.ts";
 import type { TempHome } from "./temp-home.ts";
+import { fakeTerraformDir } from "../../support/fake-terraform.ts";
 
 // platform "darwin": the Secret Service probe (dbus-send) is Linux-only, so it is skipped and
 // nothing outside the temporary HOME is looked at. The installed helper is a shell script
@@ -28,7 +29,7 @@ const BLOCK =
 const DEFAULT_OPTIONS: GlobalOptions = { service: DEFAULT_SERVICE, backend: "keychain" };
 /** The fixes name the installed helper by its full path: the plugin directory is not on PATH. */
 const importFix = (helper: string) =>
-  `run "${helper} import" (${fixFor("credentials-in-files").effect})`;
+  `run "${helper} import --keep-stored" (${fixFor("credentials-in-files").effect})`;
 const shadowFix = (box: Sandbox) => importFix(box.plugin);
 const STACKS_NOTE =
   "terraform stacks (Terraform 1.16+) finds its host only in credentials.tfrc.json or a variable: set TF_STACKS_HOSTNAME=tfe.example.com where you run it, or it uses app.terraform.io";
@@ -148,8 +149,8 @@ function checkAbout(checks: readonly Check[], fragment: string): Check {
 }
 
 describe("runDoctor", { skip: process.platform === "win32" && "runs a shell script" }, () => {
-  test("healthy set-up: every check is ok, in order", async (t) => {
-    const box = healthy(t);
+  test("healthy set-up: every check is ok, in order, and no word of terraform stacks where Terraform has none", async (t) => {
+    const box = healthy(t, { PATH: "" });
     const store = createMemoryStore({
       "app.terraform.io": `{"token":"${SECRET}"}`,
       "tfe.example.com": "{}",
@@ -163,7 +164,6 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
           KEYCHAIN_PROBED,
           "has credentials for app.terraform.io",
           "has credentials for tfe.example.com",
-          STACKS_NOTE,
         ],
       },
       installedOk(box),
@@ -174,6 +174,12 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
   });
 
   describe("terraform stacks: a stored host it cannot find is named once", () => {
+    /** A healthy set-up with a Terraform that has `terraform stacks` on PATH. */
+    const withStacks = (t: TestContext, env: Record<string, string> = {}) => {
+      const box = healthy(t, env);
+      Object.assign(box.machine.env, { PATH: fakeTerraformDir(box.root, "1.16.0") });
+      return box;
+    };
     const stored = () =>
       createMemoryStore({
         "app.terraform.io": "{}",
@@ -182,31 +188,31 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       });
     test("with no variable and no credentials.tfrc.json, every host other than app.terraform.io", async (t) => {
       // Finding 11: every host that needs it, once, not one of them at random.
-      const details = storeCheck(await doctor(healthy(t), stored())).details;
+      const details = storeCheck(await doctor(withStacks(t), stored())).details;
       assert.deepEqual(details.slice(4), [
         STACKS_NOTE.replace(
-          "TF_STACKS_HOSTNAME=tfe.example.com",
-          "TF_STACKS_HOSTNAME to the host (tfe.example.com, z.example.com)",
+          "set TF_STACKS_HOSTNAME=tfe.example.com where you run it",
+          "set the host your stacks are on where you run it, one of TF_STACKS_HOSTNAME=tfe.example.com or TF_STACKS_HOSTNAME=z.example.com",
         ),
       ]);
     });
     test("TF_STACKS_HOSTNAME or TF_CLOUD_HOSTNAME set: nothing to say", async (t) => {
       for (const name of ["TF_STACKS_HOSTNAME", "TF_CLOUD_HOSTNAME"]) {
         const details = storeCheck(
-          await doctor(healthy(t, { [name]: "tfe.example.com" }), stored()),
+          await doctor(withStacks(t, { [name]: "tfe.example.com" }), stored()),
         ).details;
         assert.equal(details.length, 4, name);
       }
     });
     test("a host credentials.tfrc.json names is found there: the next one is named", async (t) => {
-      const box = healthy(t);
+      const box = withStacks(t);
       box.write(box.credentialsFile, JSON.stringify({ credentials: { "TFE.example.com": {} } }));
       const details = storeCheck(await doctor(box, stored())).details;
       assert.deepEqual(details.slice(4), [STACKS_NOTE.replace("tfe.example.com", "z.example.com")]);
     });
     test("only app.terraform.io stored: nothing to say", async (t) => {
       const details = storeCheck(
-        await doctor(healthy(t), createMemoryStore({ "app.terraform.io": "{}" })),
+        await doctor(withStacks(t), createMemoryStore({ "app.terraform.io": "{}" })),
       ).details;
       assert.deepEqual(details, [KEYCHAIN_PROBED, "has credentials for app.terraform.io"]);
     });
@@ -876,7 +882,10 @@ describe(
         machine: { ...box.machine, env: { PATH: `${bin}:/usr/bin` } },
       });
       const shadow = checks.find((check) => check.title === "these hosts do not use the helper");
-      assert.match(shadow?.fix ?? "", /^run "terraform-credentials-keychain import" \(/);
+      assert.match(
+        shadow?.fix ?? "",
+        /^run "terraform-credentials-keychain import --keep-stored" \(/,
+      );
     });
   },
 );

@@ -13,6 +13,7 @@ import type { FakeIoOptions } from "../../support/fake-io.ts";
 import { createMemoryStore } from "../../support/memory-store.ts";
 import type { MemoryStore } from "../../support/memory-store.ts";
 import { createTempHome, type TempHome } from "./temp-home.ts";
+import { fakeTerraformDir } from "../../support/fake-terraform.ts";
 
 // The commands for people, rendered through run() with a fake Io: stdout, stderr and the
 // exit code are asserted exactly.
@@ -531,7 +532,12 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     installedIn(box, 'credentials_helper "keychain" {\n  args = ["--backend", "pass"]\n}\n');
     const file = box.inHome(".terraform.d", "credentials.tfrc.json");
     box.write(file, JSON.stringify({ credentials: { "a.example.com": { token: SECRET } } }), 0o600);
-    const outcome = await invoke(["--backend", "pass", "import"], createMemoryStore(), ioOptions);
+    // A Terraform with `terraform stacks`, which found its host in the file just emptied.
+    const env = { PATH: fakeTerraformDir(box.root, "1.16.0") };
+    const outcome = await invoke(["--backend", "pass", "import"], createMemoryStore(), {
+      ...ioOptions,
+      env,
+    });
     assert.deepEqual(outcome, {
       code: 0,
       stdout: [
@@ -542,6 +548,40 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
       ].join("\n"),
       stderr: "",
     });
+  });
+
+  test("import says nothing of terraform stacks where the Terraform on PATH has none", async (t) => {
+    for (const version of ["1.11.4", undefined]) {
+      const { box, ioOptions } = temp(t);
+      const file = box.inHome(".terraform.d", "credentials.tfrc.json");
+      box.write(file, JSON.stringify({ credentials: { "a.example.com": { token: "x" } } }), 0o600);
+      const env = { PATH: version === undefined ? "" : fakeTerraformDir(box.root, version) };
+      const outcome = await invoke(["import"], createMemoryStore(), { ...ioOptions, env });
+      assert.equal(outcome.code, 0, outcome.stderr);
+      assert.doesNotMatch(outcome.stdout, /stacks/, `terraform ${version ?? "missing"}`);
+    }
+  });
+
+  test("import moving several hosts out of the file offers TF_STACKS_HOSTNAME one host at a time", async (t) => {
+    const { box, ioOptions } = temp(t);
+    const file = box.inHome(".terraform.d", "credentials.tfrc.json");
+    box.write(
+      file,
+      JSON.stringify({
+        credentials: { "a.example.com": { token: "x" }, "b.example.com": { token: "y" } },
+      }),
+      0o600,
+    );
+    const env = { PATH: fakeTerraformDir(box.root, "1.16.0") };
+    const outcome = await invoke(["import"], createMemoryStore(), { ...ioOptions, env });
+    const note = /^note: (.*)$/m.exec(outcome.stdout)?.[1] ?? "";
+    assert.match(
+      note,
+      /one of TF_STACKS_HOSTNAME=a\.example\.com or TF_STACKS_HOSTNAME=b\.example\.com,/,
+    );
+    // Every value offered is one hostname, as the variable holds.
+    for (const [, value] of note.matchAll(/TF_STACKS_HOSTNAME=(\S+?)[,\s]/g))
+      assert.match(value ?? "", /^[a-z0-9.-]+$/, note);
   });
 
   test("import reports each host and fails when one could not be imported", async (t) => {

@@ -11,7 +11,7 @@ import {
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
-import { importCredentials } from "../../../src/commands/import.ts";
+import { importCredentials, leftBehind } from "../../../src/commands/import.ts";
 import { CliError } from "../../../src/errors.ts";
 import { normalizeHostname } from "../../../src/protocol/hostname.ts";
 import type { CredentialStore } from "../../../src/protocol/credential-store.ts";
@@ -595,6 +595,35 @@ describe("importCredentials", { skip: process.platform === "win32" && "POSIX mod
     assert.equal(forced.hosts[0]?.outcome, "replaced");
     assert.equal(await store.get(host("a.example.com")), `{"token":"${SECRET_A}"}`);
     assert.equal(existsSync(box.file), false);
+  });
+
+  test("--keep-stored: the store's different credentials stay, the host leaves the file", async (t) => {
+    const box = sandbox(t);
+    box.write(
+      box.file,
+      json({
+        credentials: {
+          "a.example.com": { token: SECRET_A },
+          "b.example.com": { token: "tok-b" },
+        },
+      }),
+      0o600,
+    );
+    const store = createMemoryStore();
+    await store.store(host("a.example.com"), `{"token":"${SECRET_B}"}`);
+    const report = await importCredentials(store, box.views(), { keepStored: true });
+    assert.deepEqual(
+      report.hosts.map(({ host, outcome }) => [host, outcome]),
+      [
+        ["a.example.com", "dropped"],
+        ["b.example.com", "moved"],
+      ],
+    );
+    assert.equal(leftBehind(report), 0);
+    assert.equal(await store.get(host("a.example.com")), `{"token":"${SECRET_B}"}`);
+    assert.equal(await store.get(host("b.example.com")), '{"token":"tok-b"}');
+    assert.equal(existsSync(box.file), false);
+    assertNoSecret(report);
   });
 
   test("--dry-run decides everything and changes nothing", async (t) => {

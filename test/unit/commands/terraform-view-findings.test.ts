@@ -13,6 +13,7 @@ import type { FakeIoOptions } from "../../support/fake-io.ts";
 import { createMemoryStore } from "../../support/memory-store.ts";
 import type { MemoryStore } from "../../support/memory-store.ts";
 import { createTempHome } from "./temp-home.ts";
+import { fakeTerraformDir } from "../../support/fake-terraform.ts";
 
 const OLD = "SECRET-oooo.atlasv1.0001";
 const NEW = "SECRET-nnnn.atlasv1.0002";
@@ -206,7 +207,10 @@ describe("issue 35", { skip: process.platform === "win32" && "POSIX modes" }, ()
   });
 
   test("finding 11: the terraform stacks note names each stored host that needs it, once", async (t) => {
-    const { box, invoke } = setUp(t);
+    // A Terraform with `terraform stacks` on PATH: only there does the note apply.
+    const { box, invoke } = setUp(t, (inHome) => ({
+      PATH: fakeTerraformDir(inHome("tools"), "1.16.0"),
+    }));
     box.write(box.inHome(".terraformrc"), BLOCK, 0o600);
     const store = createMemoryStore({
       "a.example.com": "{}",

@@ -237,7 +237,7 @@ describe("checkStoredTokens", () => {
         [well("fast.example.com")]: discovery({ "tfe.v2": "/api/v2/" }),
         "https://fast.example.com/api/v2/account/details": ACCOUNT,
       },
-      { timeoutSeconds: 0.3 },
+      { timeoutSeconds: 3 },
     );
     assert.deepEqual(
       (await found).map(({ status, title }) => [status, title]),
@@ -245,20 +245,21 @@ describe("checkStoredTokens", () => {
         ["ok", "token for fast.example.com: accepted, account alice"],
         [
           "warn",
-          "token for late.example.com: not checked: account/details failed: no answer within 0.3 s",
+          "token for late.example.com: not checked: account/details failed: no answer within 3 s",
         ],
         [
           "warn",
-          "token for slow1.example.com: not checked: discovery failed: no answer within 0.3 s",
+          "token for slow1.example.com: not checked: discovery failed: no answer within 3 s",
         ],
         [
           "warn",
-          "token for slow2.example.com: not checked: discovery failed: no answer within 0.3 s",
+          "token for slow2.example.com: not checked: discovery failed: no answer within 3 s",
         ],
       ],
     );
-    // Serially, three hosts that never answer would take three deadlines.
-    assert.ok(performance.now() - started < 900, `${performance.now() - started} ms`);
+    // Serially, three hosts that never answer would take three deadlines; at once, one. The
+    // deadline is long enough that the one answer comes within it on a loaded machine too.
+    assert.ok(performance.now() - started < 2 * 3000, `${performance.now() - started} ms`);
   });
 
   test("--offline: one line, and not a single request", async () => {

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import os from "node:os";
 import path from "node:path";
 import { describe, test, type TestContext } from "node:test";
+import { PATIENCE_MS } from "../../support/timing.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 
@@ -17,7 +18,7 @@ function release(args: readonly string[], env: Record<string, string | undefined
     cwd: ROOT,
     env,
     encoding: "utf8",
-    timeout: 60_000,
+    timeout: PATIENCE_MS,
   });
 }
 

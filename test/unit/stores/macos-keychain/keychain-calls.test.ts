@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import { CliError } from "../../../../src/errors.ts";
 import { deadlineAt, deadlineIn } from "../../../../src/system/deadline.ts";
 import { callKeychain } from "../../../../src/stores/macos-keychain/keychain-calls.ts";
+import { PROMPT_MS } from "../../../support/timing.ts";
 
 const LOCKED = "Platform secure storage failure: User interaction is not allowed.";
 
@@ -97,6 +98,6 @@ describe("callKeychain", () => {
       },
     );
     assert.equal(signal?.aborted, true);
-    assert.ok(performance.now() - started < 2000);
+    assert.ok(performance.now() - started < PROMPT_MS);
   });
 });
