@@ -553,6 +553,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
   test("import says nothing of terraform stacks where the Terraform on PATH has none", async (t) => {
     for (const version of ["1.11.4", undefined]) {
       const { box, ioOptions } = temp(t);
+      installedIn(box);
       const file = box.inHome(".terraform.d", "credentials.tfrc.json");
       box.write(file, JSON.stringify({ credentials: { "a.example.com": { token: "x" } } }), 0o600);
       const env = { PATH: version === undefined ? "" : fakeTerraformDir(box.root, version) };
@@ -564,6 +565,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
 
   test("import moving several hosts out of the file offers TF_STACKS_HOSTNAME one host at a time", async (t) => {
     const { box, ioOptions } = temp(t);
+    installedIn(box);
     const file = box.inHome(".terraform.d", "credentials.tfrc.json");
     box.write(
       file,
