@@ -199,7 +199,9 @@ function buildProgram(io: Io, context: CommandContext, verbs: VerbHandlers): Com
     .option("--dry-run", "print what would be done and change nothing")
     .addHelpText("after", installExample())
     .action(async (flags: { force?: boolean; dryRun?: boolean }, command: Command) => {
-      const options = globalOptions(command);
+      // Installed again (an upgrade), it keeps the store its block names unless the line
+      // names one: the store rule every command follows. Silently: its plan shows the block.
+      const options = await follow(givenOptions(command), () => undefined);
       const [{ install }, { renderInstall }] = await Promise.all([
         import("../commands/install.ts"),
         import("./render.ts"),
@@ -444,8 +446,3 @@ function givenOptions(command: Command): Partial<GlobalOptions> {
   };
 }
 
-/** The root's options, the defaults for those not given. */
-function globalOptions(command: Command): GlobalOptions {
-  const { service = DEFAULT_SERVICE, backend = DEFAULT_BACKEND, ...rest } = givenOptions(command);
-  return { service, backend, ...rest };
-}

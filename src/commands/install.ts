@@ -216,8 +216,8 @@ export function planInstall(
       ? { file, tools, change: "unchanged", ...linked }
       : { file, tools, change: result.change, text: result.text, ...linked };
   });
-  // The same store again: a bare install would follow the defaults and be refused, or with
-  // --force replace this block with the keychain's.
+  // The same store again, named on the line: what a person copies to reinstall after an
+  // upgrade, whatever block is in effect by then.
   const installAgain = commandInProfile([target, ...helperArgs, "install"], machine);
   const link = planCommandLink(machine, target, installAgain);
   const exposures = exposuresOf(

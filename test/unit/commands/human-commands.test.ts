@@ -1,6 +1,6 @@
 import { fixFor } from "../../../src/fixes.ts";
 import assert from "node:assert/strict";
-import { existsSync, readlinkSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import type { TestContext } from "node:test";
@@ -181,6 +181,21 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
       ),
       outcome.stdout,
     );
+  });
+
+  test("install again with no options over a pass block (an upgrade) keeps pass, and changes nothing", async (t) => {
+    const { box, ioOptions, terraformrc } = temp(t);
+    const passBlock =
+      'credentials_helper "keychain" {\n  args = ["--backend", "pass", "--service", "terraform-credentials"]\n}\n';
+    box.write(terraformrc, passBlock, 0o600);
+    const outcome = await invoke(["install"], createMemoryStore(), {
+      ...ioOptions,
+      env: { ...ioOptions.env, PATH: "" },
+      platform: "linux",
+    });
+    assert.equal(outcome.code, 0, outcome.stderr);
+    assert.equal(readFileSync(terraformrc, "utf8"), passBlock);
+    assert.doesNotMatch(outcome.stdout, /--backend keychain/);
   });
 
   test("not a single executable, --dry-run: the refusals a real run would meet, before any build", async (t) => {
