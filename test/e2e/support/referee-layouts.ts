@@ -84,7 +84,9 @@ export function refereeLayout(seed: number): RefereeLayout {
   const id = `r${seed}`;
 
   // Host names with something for each rule: a hyphen (`__` in TF_TOKEN_ names), "strasse"
-  // (IDNA's transitional mapping writes ß as ss), plain ones.
+  // (IDNA's transitional mapping writes ß as ss), plain ones. No IDN host: Terraform 1.11
+  // refuses to discover services on one ("specified in punycode format"), so its token can
+  // never be observed; labels and variables spell punycode and Unicode forms instead.
   const count = 3 + Math.floor(next() * 3);
   const stems = ["h", "strasse", "a-b", "x"];
   const hosts = Array.from({ length: count }, (_, i) => `${pick(stems)}${i}.${id}.test`);
