@@ -52,6 +52,8 @@ export interface ToolReport {
   }>;
   /** Files the tool would read by default but does not now (a variable chose the main file). */
   readonly unread: readonly string[];
+  /** Credentials entries whose label names no host: the tool says so and ignores them. */
+  readonly ignored: readonly EntryPlace[];
   /** Every credentials_helper label in effect (more than one makes the config invalid). */
   readonly helpers: readonly HelperReport[];
   /** The helper the tool runs for a host no variable or file names; `null` for none or unknown. */
@@ -90,6 +92,9 @@ function toolReport(view: TerraformView): ToolReport {
       dropped: error ?? null,
     })),
     unread: view.unread,
+    ignored: view.files.flatMap(({ entries }) =>
+      entries.filter(({ host }) => host === undefined).map(placeOf),
+    ),
     helpers,
     // Two labels: the tool takes whichever its map yields first, which no one can tell.
     helper: helpers.length === 1 ? (helpers[0] ?? null) : null,

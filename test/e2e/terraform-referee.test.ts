@@ -173,10 +173,21 @@ interface Verdict {
   readonly panic: boolean;
   /** Files under HOME the config diagnostics name (or doctor reports dropped), relative. */
   readonly dropped: readonly string[];
+  /** Credentials labels it calls invalid host names (or doctor ignores), as written. */
+  readonly invalid: readonly string[];
   /** "No more than one credentials_helper block may be specified". */
   readonly helpers: "one-or-none" | "several";
   /** Per host: the places its token may come from (any of them), "helper NAME ARGS" or "none". */
   readonly hosts: Readonly<Record<string, readonly string[]>>;
+}
+
+/** A string Go's %q wrote (JSON's escapes, which it uses for the labels generated). */
+function goUnquote(quoted: string): string {
+  try {
+    return JSON.parse(quoted) as string;
+  } catch {
+    return quoted.slice(1, -1);
+  }
 }
 
 function placeName(layout: RefereeLayout, token: string): string {
@@ -199,7 +210,7 @@ function terraformVerdict(
 ): Verdict {
   const output = `${init.stdout}\n${init.stderr}`;
   if (output.includes("TERRAFORM CRASH")) {
-    return { panic: true, dropped: [], helpers: "one-or-none", hosts: {} };
+    return { panic: true, dropped: [], invalid: [], helpers: "one-or-none", hosts: {} };
   }
   const problems = output.split("There are some problems with the CLI configuration:")[1] ?? "";
   const section = problems.split("As a result of the above problems")[0] ?? "";
@@ -240,9 +251,17 @@ function terraformVerdict(
       }
     }
   }
+  const invalid = [
+    ...new Set(
+      [
+        ...section.matchAll(/The credentials ("(?:[^"\\]|\\.)*") block has an invalid hostname/g),
+      ].map((match) => goUnquote(match[1] ?? "")),
+    ),
+  ].sort();
   return {
     panic: false,
     dropped,
+    invalid,
     helpers: section.includes("No more than one credentials_helper") ? "several" : "one-or-none",
     hosts,
   };
@@ -280,6 +299,7 @@ function doctorVerdict(layout: RefereeLayout, home: string, report: ToolReport):
       .filter(({ dropped }) => dropped !== null)
       .map(({ file }) => relative(file))
       .sort(),
+    invalid: [...new Set(report.ignored.map(({ label }) => label))].sort(),
     helpers: report.helpers.length > 1 ? "several" : "one-or-none",
     hosts,
   };
@@ -298,6 +318,11 @@ function compare(theirs: Verdict, ours: Verdict): string[] {
   if (JSON.stringify(theirs.dropped) !== JSON.stringify(ours.dropped)) {
     lines.push(
       `dropped files: terraform ${JSON.stringify(theirs.dropped)}, doctor ${JSON.stringify(ours.dropped)}`,
+    );
+  }
+  if (JSON.stringify(theirs.invalid) !== JSON.stringify(ours.invalid)) {
+    lines.push(
+      `invalid host names: terraform ${JSON.stringify(theirs.invalid)}, doctor ${JSON.stringify(ours.invalid)}`,
     );
   }
   if (theirs.helpers !== ours.helpers) {

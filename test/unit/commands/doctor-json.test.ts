@@ -30,6 +30,9 @@ describe("doctor --json", () => {
         'credentials "tokenless.example.com" {',
         '  organization = "acme"',
         "}",
+        'credentials "not a host" {',
+        `  token = "${FILE_TOKEN}"`,
+        "}",
         "",
       ].join("\n"),
       0o600,
@@ -95,6 +98,7 @@ describe("doctor --json", () => {
         label: "JSON.example.com:443",
       },
     ]);
+    assert.deepEqual(terraform.ignored, [{ file: rc, line: 10, label: "not a host" }]);
     assert.match(terraform.hosts[0]?.why ?? "", /TF_TOKEN_var_example_com/);
     assert.deepEqual(report.tools.OpenTofu.hosts, terraform.hosts, "OpenTofu reads the same");
   });
