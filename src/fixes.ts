@@ -81,6 +81,19 @@ export const FIXES = {
     command: "HELPER ARGS install --force",
     effect: "replaces that block with this helper's",
   },
+  "helper-not-run": {
+    situation:
+      "Terraform runs no credentials helper: no credentials_helper block, or this helper's block without its executable in Terraform's plugin directory",
+    command: "HELPER ARGS install",
+    effect:
+      "puts the helper in Terraform's plugin directory and its credentials_helper block in the CLI config",
+  },
+  "several-helpers": {
+    situation:
+      "the CLI config files Terraform merges set more than one credentials_helper: each run it takes one at random",
+    effect:
+      "remove every credentials_helper block but this helper's from the CLI config files Terraform reads",
+  },
   "install-from-source": {
     situation: "install run from the sources: it copies the built executable",
     command: "npm run build && dist/terraform-credentials-keychain ARGS install",

@@ -24,6 +24,7 @@ import { installedBlock } from "./installed-block.ts";
 import { readTextIfExists } from "../system/files.ts";
 import { printable } from "../system/quote.ts";
 import { viewsOf } from "./read-view.ts";
+import { whyHelperNotRun } from "./why-helper-not-run.ts";
 import { captureCommand } from "../system/run-command.ts";
 import {
   argsWithout,
@@ -77,7 +78,14 @@ export async function runDoctor(
     locations.pluginDirs,
     blockArgs ?? helperArgs,
   );
-  checks.push(installation);
+  // Said as import says it: with no executable where Terraform looks, it asks no helper.
+  const notRun =
+    views.Terraform.helperChoice.kind === "missing" && whyHelperNotRun(views.Terraform);
+  checks.push(
+    notRun && installation.status === "fail"
+      ? { ...installation, details: [...installation.details, notRun.reason] }
+      : installation,
+  );
   checks.push(...exposureChecks(io, locations.helperInstallPath));
   // Fixes name a file that runs as printed: the installed helper once it runs, else this one
   // (the plugin directory is not on PATH, so a bare name would not be found).
@@ -468,7 +476,7 @@ function configDirCheck(view: TerraformView): Check | undefined {
   if (other !== undefined && view.helpers.length > 1) {
     return {
       status: "fail",
-      title: `${other.file} sets credentials_helper "${printable(other.name)}" as well: Terraform refuses a CLI config with two ("No more than one credentials_helper block may be specified") and runs either`,
+      title: `${other.file} sets credentials_helper "${printable(other.name)}" as well: Terraform refuses a CLI config with two ("No more than one credentials_helper block may be specified"); ${whyHelperNotRun(view)?.reason ?? "it runs either"}`,
       details: [
         ...others.slice(1).map(({ file, name }) => `${file} sets "${printable(name)}" too`),
         ...unreadable,

@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { CliError } from "../errors.ts";
-import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
+import { CliError, ExitCode } from "../errors.ts";
+import { hostnameForComparison, type Hostname } from "../protocol/hostname.ts";
 import { parseStorableObject } from "../protocol/credentials-object.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import { credentialsFileWithout, parseCredentialsFile } from "../terraform/credentials-file.ts";
@@ -19,6 +19,7 @@ import type { Machine } from "../system/io.ts";
 import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
 import { refuseRootInOthersHome } from "./cli-config-edits.ts";
 import { viewsOf } from "./read-view.ts";
+import { whyHelperNotRun } from "./why-helper-not-run.ts";
 import {
   modeIfExists,
   readTextIfExists,
@@ -88,6 +89,14 @@ export async function importTokens(
 ): Promise<ImportResult> {
   refuseRootInOthersHome(machine);
   const views = viewsOf(machine);
+  // Moved into a store Terraform never asks, a token is one it stops sending. A copy
+  // (--keep) leaves the files as they are.
+  const notRun = options.keep === true ? undefined : whyHelperNotRun(views.Terraform);
+  if (notRun !== undefined) {
+    throw new CliError(`import moves nothing: ${notRun.reason}`, ExitCode.Failure, {
+      fix: { situation: notRun.situation },
+    });
+  }
   const report = await importCredentials(await openStore(), views, options);
   const stacksNote = stacksHostnameNote(report.lastCredentialsFileHosts, machine.env);
   const filesRead = [...views.Terraform.files, ...views.OpenTofu.files].map(({ file }) => file);
@@ -187,7 +196,7 @@ function decide(
     if (entry.host !== undefined) return [];
     let reason = "not a hostname";
     try {
-      normalizeHostname(entry.label);
+      hostnameForComparison(entry.label);
     } catch (error) {
       reason = (error as Error).message;
     }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { readTextIfExists } from "../system/files.ts";
 import type { Machine } from "../system/io.ts";
 import {
@@ -19,6 +19,8 @@ const machineFiles: FileSource = {
     }
   },
   read: (file) => readTextIfExists(file),
+  // Go's os.Stat: links followed; what cannot be stat'ed is no plugin.
+  isFile: (file) => statSync(file, { throwIfNoEntry: false })?.isDirectory() === false,
 };
 
 /** What Terraform and OpenTofu read on this machine now (see `terraformViews`). */

@@ -25,6 +25,21 @@ export type Hostname = string & { readonly __brand: "Hostname" };
  * IDNA refuses).
  */
 export function normalizeHostname(input: string): Hostname {
+  return comparisonForm(input, false);
+}
+
+/**
+ * svchost `ForComparison` for a name a person wrote where Terraform reads it: a
+ * `credentials` label, a key of credentials.tfrc.json, a host in a `TF_TOKEN_` name (after
+ * `hostnameForDisplay`). The rules of `normalizeHostname`, plus svchost's own: a label
+ * written in punycode (`xn--`, lowercase, exactly so: svchost's check is case-sensitive and
+ * comes before IDNA maps case) is refused, so Terraform ignores such an entry.
+ */
+export function hostnameForComparison(given: string): Hostname {
+  return comparisonForm(given, true);
+}
+
+function comparisonForm(input: string, refusePunycode: boolean): Hostname {
   const fail = (reason: string): never => {
     throw new CliError(`invalid hostname ${quote(input)}: ${reason}`, ExitCode.Usage);
   };
@@ -46,16 +61,86 @@ export function normalizeHostname(input: string): Hostname {
   const host = colon === -1 ? input : input.slice(0, colon);
   const port = colon === -1 ? "" : portSuffix(host, input.slice(colon + 1), fail);
   if (host === "") fail("missing the name before the port");
+  // svchost ForComparison: its labelIter splits the name as written at ASCII dots, before
+  // any mapping; a plain name has no "xn--" label (isPlainName).
+  if (refusePunycode && !isPlainName(host)) {
+    for (const label of host.split(".")) {
+      if (label.startsWith(ACE_PREFIX)) {
+        fail(
+          `label ${quote(label)} is in punycode, which Terraform ignores here; write it in Unicode (${unicodeSpelling(host)})`,
+        );
+      }
+    }
+  }
 
   return (toAsciiName(host, fail) + port) as Hostname;
 }
+
+/** The Unicode spelling of a punycode name, for a message; the name itself if it has none. */
+function unicodeSpelling(host: string): string {
+  try {
+    const ascii = toAsciiName(host, (reason) => {
+      throw new Error(reason);
+    });
+    return (
+      builtin("node:url")
+        .domainToUnicode(ascii + GUARD)
+        .slice(0, -GUARD.length) || host
+    );
+  } catch {
+    return host;
+  }
+}
+
+/**
+ * svchost `ForDisplay`: the Unicode form of `given` through its display profile (IDNA
+ * `MapForLookup` with `Transitional(true)`: "ß" becomes "ss", "ς" becomes "σ", the joiners
+ * ZWJ and ZWNJ are dropped), and the port as `normalizePortPortion` reads it. Where either
+ * fails, the input is returned as it was, as svchost does. Terraform's
+ * `collectCredentialsFromEnv` puts a `TF_TOKEN_` name through this, then `ForComparison`.
+ */
+export function hostnameForDisplay(given: string): string {
+  const colon = given.indexOf(":");
+  const host = colon === -1 ? given : given.slice(0, colon);
+  let port = colon === -1 ? "" : given.slice(colon);
+  try {
+    if (colon !== -1) port = portSuffix(host, given.slice(colon + 1), failWith);
+  } catch {
+    // normalizePortPortion's error is ignored: the portion stays as written.
+  }
+  if (isPlainName(host)) {
+    // Its own IDNA form lowercased, as in toAsciiName; one that IDNA refuses stays as written.
+    try {
+      return toAsciiName(host, failWith) + port;
+    } catch {
+      return host + port;
+    }
+  }
+  // UTS #46 transitional processing maps only these four deviation characters otherwise.
+  const transitional = host.replaceAll("\u00df", "ss").replaceAll("\u03c2", "\u03c3");
+  let ascii;
+  try {
+    ascii = toAsciiName(transitional.replace(/[\u200c\u200d]/g, ""), failWith);
+  } catch {
+    return host + port;
+  }
+  const unicode = builtin("node:url").domainToUnicode(ascii + GUARD);
+  return unicode.endsWith(GUARD) ? unicode.slice(0, -GUARD.length) + port : host + port;
+}
+
+const failWith = (reason: string): never => {
+  throw new Error(reason);
+};
 
 // Hex digits and at least two colons: `::1`, `fe80::1`. Without this they would be
 // reported as a bad port, which would confuse.
 const IPV6_LIKE = /^[0-9a-f]*:[0-9a-f]*:[0-9a-f:.]*$/i;
 
-const DEFAULT_PORT = 443;
-const MAX_PORT = 65535;
+const DEFAULT_PORT = 443n;
+const MAX_PORT = 65535n;
+const INT64_MIN = -(2n ** 63n);
+// strconv.Atoi's syntax in base 10.
+const ATOI = /^[+-]?[0-9]+$/;
 // DNS limits (RFC 1035), in octets of the ASCII form, the root's trailing dot not counted.
 const MAX_LABEL_LENGTH = 63;
 const MAX_NAME_LENGTH = 253;
@@ -92,18 +177,23 @@ function isPlainName(name: string): boolean {
   return true;
 }
 
-/** Returns `:port` without leading zeros, or "" for the default port. */
+/**
+ * The port as svchost `normalizePortPortion` reads it: `strconv.Atoi` (an optional sign,
+ * then ASCII digits, within Go's int64: ":+443" is 443, ":-1" is -1), 443 dropped as the
+ * default, more than 65535 refused, any other value printed as Go prints it (":081" is
+ * ":81", ":-0" is ":0"). Returns "" for the default port.
+ */
 function portSuffix(host: string, digits: string, fail: (reason: string) => never): string {
-  if (!/^[0-9]+$/.test(digits)) {
+  if (!ATOI.test(digits)) {
     // svchost's hint: "https:foo" is a URL missing its slashes far more often than a host
     // called "https".
     if (/^https?$/i.test(host)) fail("expected a hostname, not a URL");
-    // svchost parses with strconv.Atoi, which also takes "+81" and "-1"; we don't.
     fail(digits === "" ? "missing port number after the colon" : "port is not a number");
   }
-  const port = Number(digits);
+  const port = BigInt(digits);
   if (port > MAX_PORT) fail(`port number is greater than ${MAX_PORT}`);
-  // svchost accepts port 0 as well; so do we, so as not to refuse what Terraform sends.
+  // Below int64, Atoi fails.
+  if (port < INT64_MIN) fail("port is not a number");
   return port === DEFAULT_PORT ? "" : `:${port}`;
 }
 

@@ -8,6 +8,11 @@ export interface TerraformLocations {
   readonly helperInstallPath: string;
   /** Every directory where Terraform or OpenTofu would find a credentials helper. */
   readonly pluginDirs: readonly string[];
+  /**
+   * The directories Terraform itself searches, in its order (cliconfig `GlobalPluginDirs`:
+   * the config directory's `plugins` and its `<os>_<arch>` subdirectory).
+   */
+  readonly terraformPluginDirs: readonly string[];
   /** The CLI config file Terraform reads (`$TF_CLI_CONFIG_FILE` or the default). */
   readonly terraformConfigFile: string;
   /** The CLI config file OpenTofu reads; may be the same file. */
@@ -89,6 +94,10 @@ function unixLocations(inputs: LocationInputs): TerraformLocations {
     helperFileName: HELPER_NAME,
     helperInstallPath: join(dotTerraform, "plugins", HELPER_NAME),
     pluginDirs,
+    terraformPluginDirs: [
+      join(dotTerraform, "plugins"),
+      join(dotTerraform, "plugins", osArch(platform, arch)),
+    ],
     terraformConfigFile: fromEnv ?? terraformrc,
     tofuConfigFile,
     tofuXdgConfigFile,
@@ -119,6 +128,10 @@ function windowsLocations(inputs: LocationInputs): TerraformLocations {
     helperFileName: fileName,
     helperInstallPath: join(dataDir, "plugins", fileName),
     pluginDirs: [join(dataDir, "plugins"), join(dataDir, "plugins", osArch("win32", arch))],
+    terraformPluginDirs: [
+      join(dataDir, "plugins"),
+      join(dataDir, "plugins", osArch("win32", arch)),
+    ],
     terraformConfigFile: fromEnv ?? terraformRc,
     tofuConfigFile: fromEnv ?? tofuDefault,
     tofuXdgConfigFile: undefined,

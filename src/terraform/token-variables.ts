@@ -1,4 +1,4 @@
-import { normalizeHostname } from "../protocol/hostname.ts";
+import { hostnameForComparison, hostnameForDisplay } from "../protocol/hostname.ts";
 import type { Hostname } from "../protocol/hostname.ts";
 
 const PREFIX = "TF_TOKEN_";
@@ -15,15 +15,16 @@ export function tokenVariableName(host: Hostname): string {
 }
 
 /**
- * The host a `TF_TOKEN_` variable names, decoded as Terraform does ("__" → "-", then
- * "_" → ".", then UTF-8 or punycode and any case to the comparison form), or `undefined`
- * for any other variable or a name that is no hostname (Terraform ignores those too).
+ * The host a `TF_TOKEN_` variable names, decoded as Terraform's `collectCredentialsFromEnv`
+ * does: "__" → "-", then "_" → ".", then svchost `ForDisplay` (IDNA with transitional
+ * mapping: `TF_TOKEN_straße_de` names strasse.de, and punycode is read) and `ForComparison`.
+ * `undefined` for any other variable or a name that is no hostname (Terraform ignores those).
  */
 export function hostOfTokenVariable(name: string): Hostname | undefined {
   if (!name.startsWith(PREFIX)) return undefined;
   const raw = name.slice(PREFIX.length).replaceAll("__", "-").replaceAll("_", ".");
   try {
-    return normalizeHostname(raw);
+    return hostnameForComparison(hostnameForDisplay(raw));
   } catch {
     return undefined;
   }

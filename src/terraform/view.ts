@@ -1,6 +1,6 @@
 import path from "node:path";
 import { CliError } from "../errors.ts";
-import { normalizeHostname, type Hostname } from "../protocol/hostname.ts";
+import { hostnameForComparison, type Hostname } from "../protocol/hostname.ts";
 import { findCredentialsBlockItems, findCredentialsHelpers } from "./cli-config.ts";
 import { parseCredentialsFile } from "./credentials-file.ts";
 import { terraformLocations, type LocationInputs, type TerraformLocations } from "./locations.ts";
@@ -36,6 +36,11 @@ export interface FileSource {
   readonly list: (dir: string) => readonly string[] | undefined;
   /** The file's text; `undefined` when it does not exist. Throws when it cannot be read. */
   readonly read: (file: string) => string | undefined;
+  /**
+   * Whether a path is a file or a link to one (Go's `os.Stat`, not a directory), for the
+   * plugin search; `exists` stands in where a source lists no directories as names.
+   */
+  readonly isFile?: (file: string) => boolean;
 }
 
 interface ViewInputs extends Omit<LocationInputs, "exists"> {
@@ -139,7 +144,34 @@ export interface TerraformView {
   readonly helpers: readonly HelperEntry[];
   /** Every host a variable or a file names, in order of first mention. */
   readonly hosts: readonly HostView[];
+  /** The directories the tool searches for `terraform-credentials-NAME`, in its order. */
+  readonly pluginDirs: readonly string[];
+  /** The helper the tool runs, from `helpers` and what its plugin directories hold. */
+  readonly helperChoice: HelperChoice;
 }
+
+/**
+ * Which helper Terraform runs: cliconfig `Config.CredentialsSource` walks the merged
+ * `credentials_helper` map, takes the first label, and runs the newest plugin of that name;
+ * when there is none it logs "Unable to find credentials helper" and stops (`break`), with
+ * no helper at all. A Go map's order is random on every run, so with two labels either may
+ * come first.
+ */
+export type HelperChoice =
+  /** No credentials_helper block: Terraform asks no helper. */
+  | { readonly kind: "none" }
+  /** One block, and its plugin: Terraform runs `plugin` with the block's args. */
+  | { readonly kind: "runs"; readonly helper: HelperEntry; readonly plugin: string }
+  /** One block, no plugin of its name in the plugin directories: Terraform asks no helper. */
+  | { readonly kind: "missing"; readonly helper: HelperEntry }
+  /** Several labels: each run, one of them at random, with its plugin or, without one, none. */
+  | {
+      readonly kind: "random";
+      readonly outcomes: ReadonlyArray<{
+        readonly helper: HelperEntry;
+        readonly plugin: string | undefined;
+      }>;
+    };
 
 /** A file's syntax as HCL 1's lexMode decides it: by content (`{` first: JSON), not by name. */
 function syntaxOf(text: string): ConfigFile["syntax"] {
@@ -175,6 +207,9 @@ function viewOf(tool: Tool, inputs: ViewInputs, locations: TerraformLocations): 
       .map(({ file }) => file)
       .filter((file) => file !== mainFile && (file === defaultMain || inputs.files.exists(file)));
   }
+  const helpers = helpersInEffect(files);
+  // OpenTofu also searches $XDG_DATA_HOME/opentofu/plugins (locations.ts).
+  const pluginDirs = tool === "Terraform" ? locations.terraformPluginDirs : locations.pluginDirs;
   return {
     tool,
     mainFile,
@@ -182,8 +217,10 @@ function viewOf(tool: Tool, inputs: ViewInputs, locations: TerraformLocations): 
     configDir,
     files,
     unread,
-    helpers: helpersInEffect(files),
+    helpers,
     hosts: hostsOf(inputs.env, files),
+    pluginDirs,
+    helperChoice: helperChoice(helpers, findCredentialsPlugins(inputs, pluginDirs)),
   };
 }
 
@@ -339,9 +376,10 @@ function misspellings(attributes: CredentialsEntry["attributes"]): string[] {
     .filter((name) => name !== "token" && name.toLowerCase() === "token");
 }
 
+/** svchost `ForComparison`, as `credentialsSource` applies it: a label it refuses is ignored. */
 function hostOrUndefined(label: string): Hostname | undefined {
   try {
-    return normalizeHostname(label);
+    return hostnameForComparison(label);
   } catch {
     return undefined;
   }
@@ -351,6 +389,98 @@ function helpersInEffect(files: readonly ConfigFile[]): HelperEntry[] {
   const byName = new Map<string, HelperEntry>();
   for (const { helpers } of files) for (const helper of helpers) byName.set(helper.name, helper);
   return [...byName.values()];
+}
+
+/** A credentials helper plugin as Terraform's plugin discovery names it. */
+interface Plugin {
+  readonly name: string;
+  readonly version: string;
+  readonly path: string;
+}
+
+/**
+ * plugin/discovery `FindPlugins("credentials", GlobalPluginDirs())`: `findPluginPaths` takes
+ * each directory's entries in name order whose name starts with "terraform-credentials-"
+ * (case-sensitive) and that `os.Stat` finds and is no directory (whether it can be executed
+ * is not asked); `ResolvePluginPaths` then lowercases the base name, drops "terraform-",
+ * the kind and its dash, and a ".exe" suffix, splits at the first "_v" into name and version
+ * (no "_v": "0.0.0"), cuts the version at "_x", and keeps the first path per name and version.
+ */
+function findCredentialsPlugins(inputs: ViewInputs, dirs: readonly string[]): Plugin[] {
+  const paths = inputs.platform === "win32" ? path.win32 : path.posix;
+  const isFile = inputs.files.isFile ?? inputs.files.exists;
+  const found: Plugin[] = [];
+  for (const dir of dirs) {
+    for (const entry of [...(inputs.files.list(dir) ?? [])].sort(byBytes)) {
+      if (!entry.startsWith("terraform-credentials-")) continue;
+      const file = paths.join(dir, entry);
+      if (!isFile(file)) continue;
+      let base = entry.toLowerCase().slice("terraform-credentials-".length);
+      if (base === "") continue;
+      if (base.endsWith(".exe")) base = base.slice(0, -".exe".length);
+      const split = base.indexOf("_v");
+      const name = split === -1 ? base : base.slice(0, split);
+      let version = split === -1 ? "0.0.0" : base.slice(split + 2);
+      const underX = version.indexOf("_x");
+      if (underX !== -1) version = version.slice(0, underX);
+      if (found.some((plugin) => plugin.name === name && plugin.version === version)) continue;
+      found.push({ name, version, path: file });
+    }
+  }
+  return found;
+}
+
+/**
+ * cliconfig `Config.CredentialsSource`: per label, `PluginMetaSet.WithName` (the label
+ * exactly, against names lowercased above) and `Newest`.
+ */
+function helperChoice(helpers: readonly HelperEntry[], plugins: readonly Plugin[]): HelperChoice {
+  const pluginOf = (helper: HelperEntry) =>
+    newest(plugins.filter((plugin) => plugin.name === helper.name))?.path;
+  const [only, ...others] = helpers;
+  if (only === undefined) return { kind: "none" };
+  if (others.length === 0) {
+    const plugin = pluginOf(only);
+    return plugin === undefined
+      ? { kind: "missing", helper: only }
+      : { kind: "runs", helper: only, plugin };
+  }
+  return {
+    kind: "random",
+    outcomes: helpers.map((helper) => ({ helper, plugin: pluginOf(helper) })),
+  };
+}
+
+/**
+ * `PluginMetaSet.Newest`: the highest version (go-version order: numeric segments, a
+ * prerelease below its release), the first found on a tie.
+ */
+function newest(plugins: readonly Plugin[]): Plugin | undefined {
+  let winner: Plugin | undefined;
+  for (const plugin of plugins) {
+    if (winner === undefined || compareVersions(plugin.version, winner.version) > 0) {
+      winner = plugin;
+    }
+  }
+  return winner;
+}
+
+function compareVersions(a: string, b: string): number {
+  const parse = (version: string) => {
+    const match = /^v?([0-9]+(?:\.[0-9]+)*)(?:-([0-9A-Za-z.-]+))?/.exec(version);
+    const numbers = (match?.[1] ?? "0").split(".").map(Number);
+    return { numbers, pre: match?.[2] };
+  };
+  const x = parse(a);
+  const y = parse(b);
+  for (let i = 0; i < Math.max(x.numbers.length, y.numbers.length, 3); i++) {
+    const diff = (x.numbers[i] ?? 0) - (y.numbers[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  if (x.pre === y.pre) return 0;
+  if (x.pre === undefined) return 1;
+  if (y.pre === undefined) return -1;
+  return x.pre < y.pre ? -1 : 1;
 }
 
 /** A label's object after the merge: its attributes, and the entries it came from. */

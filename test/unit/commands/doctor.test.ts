@@ -241,7 +241,10 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
       {
         status: "fail",
         title: `not installed: ${box.plugin} is missing or does not run`,
-        details: [],
+        // As import says it (commands/why-helper-not-run.ts).
+        details: [
+          `Terraform runs no credentials helper: it finds no "terraform-credentials-keychain" for credentials_helper "keychain" (${box.terraformrc}:1) in ${path.dirname(box.plugin)} or ${path.join(path.dirname(box.plugin), "darwin_arm64")}`,
+        ],
         fix: `run "${EXEC_PATH} install"`,
       },
       configOk(box.terraformrc),
@@ -588,7 +591,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     assert.equal(check.status, "fail");
     assert.equal(
       check.title,
-      `${extra} sets credentials_helper "other" as well: Terraform refuses a CLI config with two ("No more than one credentials_helper block may be specified") and runs either`,
+      `${extra} sets credentials_helper "other" as well: Terraform refuses a CLI config with two ("No more than one credentials_helper block may be specified"); Terraform merges 2 credentials_helper blocks and runs one at random each time: "keychain" (${box.terraformrc}:1), "other" (${extra}:1, no "terraform-credentials-other" found, so no helper at all)`,
     );
     assert.equal(check.fix, `remove that credentials_helper block from ${extra}`);
   });

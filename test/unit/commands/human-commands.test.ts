@@ -12,7 +12,7 @@ import { createFakeIo } from "../../support/fake-io.ts";
 import type { FakeIoOptions } from "../../support/fake-io.ts";
 import { createMemoryStore } from "../../support/memory-store.ts";
 import type { MemoryStore } from "../../support/memory-store.ts";
-import { createTempHome } from "./temp-home.ts";
+import { createTempHome, type TempHome } from "./temp-home.ts";
 
 // The commands for people, rendered through run() with a fake Io: stdout, stderr and the
 // exit code are asserted exactly.
@@ -520,8 +520,15 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
     );
   });
 
+  /** Terraform runs this helper in `box`: its block, and its executable in the plugin directory. */
+  function installedIn(box: TempHome, block = EMPTY_BLOCK): void {
+    box.write(box.inHome(".terraformrc"), block, 0o600);
+    box.write(box.inHome(".terraform.d", "plugins", "terraform-credentials-keychain"), "", 0o755);
+  }
+
   test("--backend pass import says it moved the tokens into pass", async (t) => {
     const { box, ioOptions } = temp(t);
+    installedIn(box, 'credentials_helper "keychain" {\n  args = ["--backend", "pass"]\n}\n');
     const file = box.inHome(".terraform.d", "credentials.tfrc.json");
     box.write(file, JSON.stringify({ credentials: { "a.example.com": { token: SECRET } } }), 0o600);
     const outcome = await invoke(["--backend", "pass", "import"], createMemoryStore(), ioOptions);
@@ -539,6 +546,7 @@ describe("install", { skip: process.platform === "win32" && "POSIX paths" }, () 
 
   test("import reports each host and fails when one could not be imported", async (t) => {
     const { box, ioOptions } = temp(t);
+    installedIn(box);
     const file = box.inHome(".terraform.d", "credentials.tfrc.json");
     box.write(
       file,
@@ -638,6 +646,8 @@ describe(
       const box = createTempHome(t, "tfck-follow-");
       const terraformrc = box.inHome(".terraformrc");
       box.write(terraformrc, block, 0o600);
+      // Where Terraform finds it: import acts only then.
+      box.write(box.inHome(".terraform.d", "plugins", "terraform-credentials-keychain"), "", 0o755);
       const ioOptions: FakeIoOptions = { env: {}, platform: "linux", homedir: box.home };
       return { box, terraformrc, ioOptions };
     }

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { CliError, ExitCode } from "../../../src/errors.ts";
-import { normalizeHostname } from "../../../src/protocol/hostname.ts";
+import {
+  hostnameForComparison,
+  hostnameForDisplay,
+  normalizeHostname,
+} from "../../../src/protocol/hostname.ts";
 
 // Vectors come from terraform-svchost's svchost_test.go (TestForComparison, and the
 // punycode forms of TestHostnameForDisplay, which Terraform passes to helpers), from
@@ -74,6 +78,15 @@ const accepted: Record<string, ReadonlyArray<readonly [string, string]>> = {
     ["example.com:0", "example.com:0"], // svchost accepts it too
     ["example.com:1", "example.com:1"],
   ],
+  "reads the port as strconv.Atoi does (svchost normalizePortPortion)": [
+    ["example.com:+443", "example.com"],
+    ["example.com:+0443", "example.com"],
+    ["example.com:+81", "example.com:81"],
+    ["example.com:-1", "example.com:-1"], // svchost keeps a negative port
+    ["example.com:-0", "example.com:0"],
+    ["example.com:-0443", "example.com:-443"],
+    ["example.com:-9223372036854775808", "example.com:-9223372036854775808"],
+  ],
   "accepts IPv4 literals as names, unchanged": [
     ["127.0.0.1", "127.0.0.1"],
     ["127.0.0.1:8443", "127.0.0.1:8443"],
@@ -117,8 +130,11 @@ const refused: Record<string, ReadonlyArray<readonly [string, string, string?]>>
     ["example.com:boo", "port is not a number"],
     ["example.com:abc", "port is not a number"],
     ["example.com:80:boo", "port is not a number"],
-    ["example.com:+81", "port is not a number"],
-    ["example.com:-1", "port is not a number"],
+    ["example.com:+", "port is not a number"],
+    ["example.com:-", "port is not a number"],
+    ["example.com:1_0", "port is not a number"], // Atoi takes "_" only with base 0
+    ["example.com: 81", "contains whitespace"],
+    ["example.com:-99999999999999999999", "port is not a number"], // below int64
     ["example.com:８０", "port is not a number"],
     ["example.com:65536", "port number is greater than 65535"],
     ["example.com:99999", "port number is greater than 65535"],
@@ -354,3 +370,59 @@ function show(text: string): string {
     (char) => `\\u{${char.codePointAt(0)?.toString(16)}}`,
   );
 }
+
+describe("hostnameForComparison: svchost ForComparison for names a person wrote", () => {
+  // What Terraform makes of a credentials label; each row checked against terraform 1.11.4
+  // by test/e2e/terraform-svchost.test.ts where marked.
+  const cases: ReadonlyArray<readonly [string, string | RegExp]> = [
+    ["münchen.de", "xn--mnchen-3ya.de"],
+    ["example.com:+443", "example.com"], // e2e
+    // A label svchost refuses: written in lowercase punycode (its check is case-sensitive).
+    ["xn--mnchen-3ya.de", /label "xn--mnchen-3ya" is in punycode.*\(münchen\.de\)$/], // e2e
+    ["a.xn--mnchen-3ya.de:8443", /label "xn--mnchen-3ya" is in punycode/],
+    ["xn--a.com", /label "xn--a" is in punycode/],
+    ["xn--mnchen-3ya。de", /label "xn--mnchen-3ya。de" is in punycode/], // split at ASCII dots only
+    // Any other case passes svchost's check, and IDNA then reads the punycode.
+    ["XN--MNCHEN-3YA.DE", "xn--mnchen-3ya.de"], // e2e
+    ["Xn--mnchen-3ya.de", "xn--mnchen-3ya.de"],
+    // Full-width letters pass it too: IDNA maps them to "xn--" and reads the punycode.
+    ["ｘｎ--mnchen-3ya.de", "xn--mnchen-3ya.de"], // e2e
+  ];
+  for (const [input, want] of cases) {
+    it(`${show(input)} → ${String(want)}`, () => {
+      if (typeof want === "string") assert.equal(hostnameForComparison(input), want);
+      else assert.throws(() => hostnameForComparison(input), want);
+    });
+  }
+
+  it("agrees with normalizeHostname on every name without a lowercase punycode label", () => {
+    for (const [input] of Object.values(accepted).flat()) {
+      if (input.split(/[.:]/).some((label) => label.startsWith("xn--"))) continue;
+      assert.equal(hostnameForComparison(input), normalizeHostname(input), show(input));
+    }
+  });
+});
+
+describe("hostnameForDisplay: svchost ForDisplay, transitional", () => {
+  const cases: ReadonlyArray<readonly [string, string]> = [
+    ["example.com", "example.com"],
+    ["Example.COM:0443", "example.com"],
+    ["example.com:+81", "example.com:81"],
+    ["straße.de", "strasse.de"], // transitional: ß is ss
+    ["STRASSE.de", "strasse.de"],
+    ["ς.com", "σ.com"],
+    ["a\u200db.com", "ab.com"], // joiners dropped
+    ["xn--mnchen-3ya.de", "münchen.de"],
+    ["xn--strae-oqa.de", "straße.de"], // punycode is decoded, not mapped again
+    ["XN--MNCHEN-3YA.de:8443", "münchen.de:8443"],
+    // What the profile refuses is returned as written, the port portion normalized or not.
+    ["bad_host.com:+443", "bad_host.com"],
+    ["-a.com:x", "-a.com:x"],
+    ["xn--a.com", "xn--a.com"],
+  ];
+  for (const [input, want] of cases) {
+    it(`${show(input)} → ${show(want)}`, () => {
+      assert.equal(hostnameForDisplay(input), want);
+    });
+  }
+});

@@ -254,6 +254,14 @@ describe("terraformLocations on Linux", () => {
       );
     });
 
+    test("Terraform searches only its own two (cliconfig GlobalPluginDirs), not OpenTofu's", () => {
+      const { terraformPluginDirs } = locate({ env: { XDG_DATA_HOME: home(".mydata") } });
+      assert.deepEqual(terraformPluginDirs, [
+        home(".terraform.d/plugins"),
+        home(".terraform.d/plugins/linux_amd64"),
+      ]);
+    });
+
     test("the plugin directories hold no duplicates", () => {
       for (const env of [{}, { XDG_DATA_HOME: home(".local/share") }]) {
         const { pluginDirs } = locate({ env });
@@ -391,6 +399,10 @@ describe("terraformLocations on Windows", () => {
       helperFileName: "terraform-credentials-keychain.exe",
       helperInstallPath: "D:\\Roaming\\terraform.d\\plugins\\terraform-credentials-keychain.exe",
       pluginDirs: [
+        "D:\\Roaming\\terraform.d\\plugins",
+        "D:\\Roaming\\terraform.d\\plugins\\windows_amd64",
+      ],
+      terraformPluginDirs: [
         "D:\\Roaming\\terraform.d\\plugins",
         "D:\\Roaming\\terraform.d\\plugins\\windows_amd64",
       ],

@@ -45,6 +45,16 @@ describe("hostOfTokenVariable", () => {
     ["TF_TOKEN_APP_Terraform_IO", "app.terraform.io"],
     ["TF_TOKEN_localhost:8443", "localhost:8443"],
     ["TF_TOKEN_localhost_8443", "localhost.8443"],
+    // collectCredentialsFromEnv: svchost ForDisplay (transitional IDNA), then ForComparison.
+    // Rows marked e2e are checked against terraform 1.11.4 (test/e2e/terraform-svchost.test.ts).
+    ["TF_TOKEN_straße_de", "strasse.de"], // e2e: not xn--strae-oqa.de
+    ["TF_TOKEN_STRASSE_de", "strasse.de"],
+    ["TF_TOKEN_xn____strae__oqa_de", "xn--strae-oqa.de"], // punycode keeps its ß
+    ["TF_TOKEN_ς_com", "xn--4xa.com"], // final sigma read as σ
+    ["TF_TOKEN_xn--mnchen-3ya_de", "xn--mnchen-3ya.de"], // punycode is read here
+    ["TF_TOKEN_example_com:+443", "example.com"], // e2e
+    ["TF_TOKEN_example_com:+8443", "example.com:8443"],
+    ["TF_TOKEN_xn--a_com", undefined], // bad punycode: ForDisplay keeps it, ForComparison refuses
     ["TF_TOKEN_", undefined],
     ["TF_TOKEN_bad!host", undefined],
     ["TFE_TOKEN", undefined],
@@ -85,6 +95,16 @@ describe("execEnvironment", () => {
       "TF_TOKEN_my-registry_example_com": "mine too",
       "TF_TOKEN_localhost:8443": "t-port",
     });
+  });
+
+  test("a caller's variable that names the host only through transitional IDNA wins too", () => {
+    // Terraform reads TF_TOKEN_straße_de as strasse.de: a second variable for that host
+    // would leave Terraform to pick by the order of the environment.
+    const env = execEnvironment(
+      { TF_TOKEN_straße_de: "mine" },
+      new Map([[host("strasse.de"), "helper's"]]),
+    );
+    assert.deepEqual(env, { TF_TOKEN_straße_de: "mine" });
   });
 
   test("--tfe sets TFE_TOKEN and TFE_HOSTNAME, even for a host with a port", () => {
