@@ -11,6 +11,7 @@ import { stacksHostnameNote } from "../terraform/stacks-hostname.ts";
 import type { TerraformLocations } from "../terraform/locations.ts";
 import {
   describeSends,
+  readingProblems,
   shadowsOf,
   whereIs,
   type TerraformView,
@@ -152,6 +153,21 @@ export async function runDoctor(
   // ~/.terraform.d/*.tfrc(.json): merged into the CLI config; a second helper there breaks it.
   const dirCheck = configDirCheck(views.Terraform);
   if (dirCheck !== undefined) checks.push(dirCheck);
+  // Files Terraform drops (nothing in them counts) and layouts it panics on.
+  for (const { file, tools, kind, reason } of readingProblems(views)) {
+    if (kind === "dropped" && mainFiles(views).some(({ view }) => view.mainFile === file)) continue;
+    checks.push({
+      status: "fail",
+      title:
+        kind === "dropped"
+          ? `${tools.join(" and ")} ignores ${file} entirely: it cannot read it, so nothing in it counts`
+          : `${tools.join(" and ")} crashes on every command reading ${file}`,
+      details: [
+        kind === "dropped" ? `${tools[0] ?? "Terraform"} says: ${reason}` : `Go panics: ${reason}`,
+      ],
+      fix: `fix ${file} by hand${kind === "dropped" ? " where the message points" : ""}`,
+    });
+  }
 
   if (views.Terraform.override !== undefined) checks.push(configFromEnvCheck(views));
   else {
@@ -375,6 +391,14 @@ function configCheck(
       status: "fail",
       title: `CLI config ${file} (${tools}) cannot be read`,
       details: [main.error],
+    };
+  }
+  if (main?.dropped !== undefined) {
+    return {
+      status: "fail",
+      title: `CLI config ${file} (${tools}) is ignored entirely: Terraform cannot read it, so nothing in it counts`,
+      details: [`Terraform says: ${main.dropped}`],
+      fix: `fix ${file} where the message points`,
     };
   }
   const ours = view.helpers.find((helper) => helper.name === HELPER_BLOCK_NAME);

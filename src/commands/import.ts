@@ -116,6 +116,7 @@ const KEPT_REASON =
   "the store already holds different credentials for it (perhaps newer, from a login): left in the files; --force replaces them with the files'";
 
 const BY_HAND = `import cannot tell what Terraform reads from this entry (values other than plain strings, or a nested block); ${fixFor("credentials-by-hand").effect}`;
+const NOT_EDITED = `it is written in a form import does not edit (only credentials "HOST" { ... } blocks and the members of {"credentials": {...}}); ${fixFor("credentials-by-hand").effect}`;
 
 /** A host to move: what Terraform sends, and every entry that must go for the helper to be asked. */
 interface Move {
@@ -238,6 +239,8 @@ function decide(
       if (misspelled !== undefined) return refuse(misspelled, misspelledReason(misspelled));
       const unreadable = entries.find((entry) => entry.attributes === undefined);
       if (unreadable !== undefined) return refuse(unreadable, BY_HAND);
+      const uneditable = entries.find((entry) => !entry.editable);
+      if (uneditable !== undefined) return refuse(uneditable, NOT_EDITED);
       const differing = entries.find((entry) => {
         const value = tokenOf(entry);
         return value !== undefined && value !== token;

@@ -233,7 +233,10 @@ function namesOurHelper(file: string): boolean {
   if (text === undefined) return false;
   try {
     const read = readCliConfigFile(file, text);
-    if (read.error !== undefined) return /credentials_helper\s+"?keychain"?/.test(text);
+    // A file Terraform drops (or panics on) may still hold our block, which uninstall removes.
+    if (read.error !== undefined || read.dropped !== undefined || read.panic !== undefined) {
+      return /credentials_helper\s+"?keychain"?/.test(text);
+    }
     return read.helpers.some(({ name }) => name === HELPER_BLOCK_NAME);
   } catch {
     return /credentials_helper\s+"?keychain"?/.test(text);

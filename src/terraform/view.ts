@@ -1,15 +1,19 @@
 import path from "node:path";
 import { CliError } from "../errors.ts";
 import { hostnameForComparison, type Hostname } from "../protocol/hostname.ts";
-import { findCredentialsBlockItems, findCredentialsHelpers } from "./cli-config.ts";
+import { findCredentialsBlockItems } from "./cli-config.ts";
+import { loadConfigFile, shimPanic, type DecodedCredentials } from "./cli-config-file.ts";
 import { parseCredentialsFile } from "./credentials-file.ts";
 import { terraformLocations, type LocationInputs, type TerraformLocations } from "./locations.ts";
 import { hostOfTokenVariable } from "./token-variables.ts";
 
 // The one model of what Terraform (and OpenTofu) read for credentials, after Terraform's
 // internal/command/cliconfig (cliconfig.go LoadConfig, loadConfigDir, Config.Merge;
-// credentials.go credentialsSource, collectCredentialsFromEnv, ForHost) and the HCL 1
-// decoder it uses (hashicorp/hcl v1 decoder.go decodeMap):
+// credentials.go credentialsSource, collectCredentialsFromEnv, ForHost); what each file
+// contributes is cliconfig.go loadConfigFile over HCL 1 (cli-config-file.ts):
+// - A file HCL 1 cannot parse, or Terraform cannot decode into its Config, contributes
+//   nothing at all, its helper block included ("dropped", with Terraform's diagnostic).
+// - Some layouts make Go panic: Terraform then crashes on every command ("panic").
 // - The main file is $TF_CLI_CONFIG_FILE, else $TERRAFORM_CONFIG, else ~/.terraformrc
 //   (%APPDATA%\terraform.rc); OpenTofu's default is ~/.tofurc or its fallbacks.
 // - Unless a variable chose the main file, every *.tfrc and *.tfrc.json of the config
@@ -20,8 +24,9 @@ import { hostOfTokenVariable } from "./token-variables.ts";
 // - Labels are then compared as svchost.ForComparison does (case, punycode, :443); two
 //   labels of one host land in a Go map in random order: Terraform picks either.
 // - A host's token: a TF_TOKEN_ variable first, then its merged credentials object (whose
-//   `token` attribute, exactly so spelled and a string, is the token; an object without one
-//   sends nothing and still keeps the helper from being asked), then the helper.
+//   `token` attribute, exactly so spelled and a string, is the token; an object without one,
+//   or with a token that is no string, sends nothing (svchost auth HostCredentialsFromObject)
+//   and still keeps the helper from being asked), then the helper.
 // - `credentials_helper` blocks merge by label like `credentials`; two labels in effect make
 //   the config invalid, and Terraform then takes whichever its map yields first.
 
@@ -79,6 +84,13 @@ export interface CredentialsEntry {
   /** A JSON entry's object, exactly as written (white space between tokens dropped). */
   readonly object: string | undefined;
   readonly place: EntryPlace;
+  /**
+   * Whether the editor can take the entry out of its file: every item giving it is a
+   * `credentials "LABEL" {...}` block (native) or a member of `{"credentials": {...}}` (JSON).
+   */
+  readonly editable: boolean;
+  /** hcl2shim's panic on the label's object, when Terraform keeps it (see `TerraformView.panic`). */
+  readonly panic: string | undefined;
 }
 
 /** What the files give a host, merged as Terraform merges them. */
@@ -117,8 +129,18 @@ interface ConfigFile {
   readonly text: string | undefined;
   /** Why this tool cannot read it as Terraform does: what Terraform takes from it is unknown. */
   readonly error: string | undefined;
+  /** Terraform's diagnostic when it drops the file: then nothing in it counts. */
+  readonly dropped: string | undefined;
+  /** Why reading it makes Terraform panic, on every command. */
+  readonly panic: string | undefined;
   readonly helpers: readonly HelperEntry[];
+  /** Each `credentials` item the editor can take out, else one entry per label decoded. */
   readonly entries: readonly CredentialsEntry[];
+  /** What Terraform decoded: per label, the object its items merge into (decodeMap). */
+  readonly credentials: ReadonlyArray<{
+    readonly label: string;
+    readonly attributes: ReadonlyArray<readonly [string, string | undefined]>;
+  }>;
 }
 
 /** What one tool reads for credentials, and what it makes of it. */
@@ -144,6 +166,8 @@ export interface TerraformView {
   readonly helpers: readonly HelperEntry[];
   /** Every host a variable or a file names, in order of first mention. */
   readonly hosts: readonly HostView[];
+  /** Why Terraform panics reading these files (every command crashes); `undefined` if not. */
+  readonly panic: string | undefined;
   /** The directories the tool searches for `terraform-credentials-NAME`, in its order. */
   readonly pluginDirs: readonly string[];
   /** The helper the tool runs, from `helpers` and what its plugin directories hold. */
@@ -172,11 +196,6 @@ export type HelperChoice =
         readonly plugin: string | undefined;
       }>;
     };
-
-/** A file's syntax as HCL 1's lexMode decides it: by content (`{` first: JSON), not by name. */
-function syntaxOf(text: string): ConfigFile["syntax"] {
-  return /^\p{White_Space}*\{/u.test(text) ? "json" : "native";
-}
 
 /** Each tool's view. */
 export function terraformViews(inputs: ViewInputs): Record<Tool, TerraformView> {
@@ -221,7 +240,61 @@ function viewOf(tool: Tool, inputs: ViewInputs, locations: TerraformLocations): 
     hosts: hostsOf(inputs.env, files),
     pluginDirs,
     helperChoice: helperChoice(helpers, findCredentialsPlugins(inputs, pluginDirs)),
+    panic: panicOf(files),
   };
+}
+
+/**
+ * Whether Terraform panics on these files: a file HCL 1 panics on (loadConfigFile), else a
+ * credentials object hcl2shim cannot convert that survives Config.Merge under a host name
+ * svchost accepts (credentialsSource skips the others before converting).
+ */
+function panicOf(files: readonly ConfigFile[]): string | undefined {
+  const file = files.find(({ panic }) => panic !== undefined);
+  if (file !== undefined) return `${file.file}: ${file.panic ?? ""}`;
+  const kept = new Map<string, CredentialsEntry>();
+  for (const { entries } of files) {
+    const labels = new Set(entries.map(({ label }) => label));
+    for (const label of labels) kept.delete(label);
+    for (const entry of entries) if (!kept.has(entry.label)) kept.set(entry.label, entry);
+  }
+  const entry = [...kept.values()].find(
+    ({ host, panic }) => host !== undefined && panic !== undefined,
+  );
+  return entry === undefined ? undefined : `${whereIs(entry)}: ${entry.panic ?? ""}`;
+}
+
+/** The files Terraform drops or panics on, each with Terraform's reason, for doctor. */
+export function readingProblems(
+  views: Readonly<Record<Tool, TerraformView>>,
+): Array<{ file: string; tools: Tool[]; kind: "dropped" | "panic"; reason: string }> {
+  const problems: Array<{
+    file: string;
+    tools: Tool[];
+    kind: "dropped" | "panic";
+    reason: string;
+  }> = [];
+  for (const view of [views.Terraform, views.OpenTofu]) {
+    const found = view.files.flatMap(
+      ({ file, dropped }): Array<{ file: string; kind: "dropped" | "panic"; reason: string }> =>
+        dropped === undefined ? [] : [{ file, kind: "dropped", reason: dropped }],
+    );
+    if (view.panic !== undefined) {
+      found.push({
+        file: view.panic.slice(0, view.panic.indexOf(": ")),
+        kind: "panic",
+        reason: view.panic,
+      });
+    }
+    for (const problem of found) {
+      const same = problems.find(
+        (each) => each.file === problem.file && each.kind === problem.kind,
+      );
+      if (same === undefined) problems.push({ ...problem, tools: [view.tool] });
+      else if (!same.tools.includes(view.tool)) same.tools.push(view.tool);
+    }
+  }
+  return problems;
 }
 
 /** The main file, then the directory's *.tfrc and *.tfrc.json in Go's sorted ReadDir order. */
@@ -275,27 +348,49 @@ function readConfigFile(
       syntax: "native",
       text: undefined,
       error: named(file, (error as Error).message, "cannot be read"),
+      dropped: undefined,
+      panic: undefined,
       helpers: [],
       entries: [],
+      credentials: [],
     };
   }
   if (text === undefined) return undefined;
-  const syntax = syntaxOf(text);
-  try {
-    const { helpers, entries } =
-      syntax === "json" ? readJsonConfig(file, text) : readNativeConfig(file, text);
-    return { file, role, syntax, text, error: undefined, helpers, entries };
-  } catch (error) {
-    if (!(error instanceof CliError)) throw error;
-    return {
-      file,
-      role,
-      syntax,
-      text,
-      error: named(file, error.message, "cannot be read as Terraform reads it"),
-      helpers: [],
-      entries: [],
-    };
+  const reading = loadConfigFile(file, text);
+  const base = {
+    file,
+    role,
+    syntax: reading.syntax,
+    text,
+    error: undefined,
+    dropped: undefined,
+    panic: undefined,
+    helpers: [],
+    entries: [],
+    credentials: [],
+  };
+  switch (reading.kind) {
+    case "dropped":
+      return { ...base, dropped: reading.diagnostic };
+    case "panic":
+      return { ...base, panic: reading.message };
+    case "unmodelled":
+      return { ...base, error: `${file} cannot be read as Terraform reads it: ${reading.message}` };
+    case "read":
+      return {
+        ...base,
+        helpers: reading.helpers.map(({ label, args, line }) => ({
+          name: label,
+          args,
+          file,
+          line,
+        })),
+        entries: entriesOf(file, text, reading.syntax, reading.credentials),
+        credentials: reading.credentials.map(({ label, attributes }) => ({
+          label,
+          attributes: stringsOf(attributes),
+        })),
+      };
   }
 }
 
@@ -304,61 +399,87 @@ function named(file: string, message: string, what: string): string {
   return message.includes(file) ? message : `${file} ${what}: ${message}`;
 }
 
-function readNativeConfig(file: string, text: string): Pick<ConfigFile, "helpers" | "entries"> {
-  const helpers = findCredentialsHelpers(text).map((helper) => ({
-    name: helper.name,
-    args: helper.argsUnparsed ? undefined : (helper.args ?? []),
-    file,
-    line: helper.line,
-  }));
-  const entries = findCredentialsBlockItems(text).map((block): CredentialsEntry => ({
-    file,
-    line: block.line,
-    label: block.host,
-    host: hostOrUndefined(block.host),
-    attributes: block.attributes,
-    misspelled: misspellings(block.attributes),
-    object: undefined,
-    place: { syntax: "native", start: block.start, end: block.end },
-  }));
-  return { helpers, entries };
+/**
+ * The credentials Terraform decoded from a file, one entry per label, with where the editor
+ * finds them (cli-config.ts for native syntax, credentials-file.ts for JSON) when it can.
+ */
+function entriesOf(
+  file: string,
+  text: string,
+  syntax: ConfigFile["syntax"],
+  decoded: readonly DecodedCredentials[],
+): CredentialsEntry[] {
+  const blocks = syntax === "native" ? tryRead(() => findCredentialsBlockItems(text)) : undefined;
+  const members =
+    syntax === "json" ? tryRead(() => parseCredentialsFile(text, file).hosts) : undefined;
+  return decoded.flatMap((credentials): CredentialsEntry[] => {
+    const { label, line, asBlocks } = credentials;
+    const common = {
+      file,
+      label,
+      host: hostOrUndefined(label),
+      panic: shimPanic(credentials.attributes),
+    };
+    // One entry per item the editor finds, each with what that item holds, for import.
+    if (syntax === "native") {
+      const found = asBlocks ? (blocks ?? []).filter((block) => block.host === label) : [];
+      if (found.length > 0) {
+        return found.map((block) => ({
+          ...common,
+          line: block.line,
+          attributes: block.attributes,
+          misspelled: misspellings(block.attributes),
+          object: undefined,
+          place: { syntax: "native", start: block.start, end: block.end },
+          editable: true,
+        }));
+      }
+    } else {
+      const found = asBlocks
+        ? (members ?? []).flatMap((member, index) =>
+            member.name === label ? [{ member, index }] : [],
+          )
+        : [];
+      if (found.length > 0) {
+        return found.map(({ member, index }) => {
+          const attributes = jsonAttributes(member.object);
+          return {
+            ...common,
+            line: member.line,
+            attributes,
+            misspelled: misspellings(attributes),
+            object: member.object,
+            place: { syntax: "json", index },
+            editable: true,
+          };
+        });
+      }
+    }
+    // A form the editor does not take apart: the label as decoded, left to the person.
+    const attributes = stringsOf(credentials.attributes);
+    const start = offsetOfLine(text, line);
+    return [
+      {
+        ...common,
+        line,
+        attributes,
+        misspelled: misspellings(attributes),
+        object: undefined,
+        place: syntax === "native" ? { syntax, start, end: start } : { syntax, index: -1 },
+        editable: false,
+      },
+    ];
+  });
 }
 
-function readJsonConfig(file: string, text: string): Pick<ConfigFile, "helpers" | "entries"> {
-  const parsed = parseCredentialsFile(text, file);
-  const entries = parsed.hosts.map(({ name, object, line }, index): CredentialsEntry => {
-    const attributes = jsonAttributes(object);
-    return {
-      file,
-      line,
-      label: name,
-      host: hostOrUndefined(name),
-      attributes,
-      misspelled: misspellings(attributes),
-      object,
-      place: { syntax: "json", index },
-    };
-  });
-  const top = JSON.parse(text) as Record<string, unknown>;
-  const blocks = top.credentials_helper;
-  const helpers =
-    typeof blocks === "object" && blocks !== null
-      ? Object.entries(blocks as Record<string, unknown>).map(([name, body]) => {
-          const args = (body as { args?: unknown } | null)?.args;
-          return {
-            name,
-            args:
-              args === undefined
-                ? []
-                : Array.isArray(args) && args.every((arg) => typeof arg === "string")
-                  ? args
-                  : undefined,
-            file,
-            line: 1,
-          };
-        })
-      : [];
-  return { helpers, entries };
+/** Decoded attributes with their string values (a value of another type is `undefined`). */
+function stringsOf(
+  attributes: DecodedCredentials["attributes"],
+): Array<[string, string | undefined]> {
+  return [...attributes].map(([name, value]) => [
+    name,
+    value?.type.kind === "string" ? (value.value as string) : undefined,
+  ]);
 }
 
 function jsonAttributes(object: string): CredentialsEntry["attributes"] {
@@ -368,6 +489,21 @@ function jsonAttributes(object: string): CredentialsEntry["attributes"] {
     name,
     typeof attribute === "string" ? attribute : undefined,
   ]);
+}
+
+function tryRead<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof CliError) return undefined;
+    throw error;
+  }
+}
+
+function offsetOfLine(text: string, line: number): number {
+  let at = 0;
+  for (let current = 1; current < line && at !== -1; current++) at = text.indexOf("\n", at) + 1;
+  return Math.max(at, 0);
 }
 
 function misspellings(attributes: CredentialsEntry["attributes"]): string[] {
@@ -498,17 +634,11 @@ function hostsOf(env: ViewInputs["env"], files: readonly ConfigFile[]): HostView
   }
   // Per label: merged within a file, replaced whole by a later file.
   const labels = new Map<string, Merged>();
-  for (const { entries } of files) {
-    const inFile = new Map<string, Merged>();
-    for (const entry of entries) {
-      const before = inFile.get(entry.label);
-      const attributes =
-        entry.attributes === undefined || (before !== undefined && before.attributes === undefined)
-          ? undefined
-          : new Map([...(before?.attributes ?? []), ...entry.attributes]);
-      inFile.set(entry.label, { attributes, from: [...(before?.from ?? []), entry] });
+  for (const { entries, credentials } of files) {
+    for (const { label, attributes } of credentials) {
+      const from = entries.filter((entry) => entry.label === label);
+      labels.set(label, { attributes: new Map(attributes), from });
     }
-    for (const [label, merged] of inFile) labels.set(label, merged);
   }
   const order: Hostname[] = [...variables.keys()];
   const entriesOf = new Map<Hostname, CredentialsEntry[]>();
@@ -544,8 +674,8 @@ function give({ attributes, from }: Merged): FilesGive {
   if (attributes === undefined) return { kind: "unknown", from: last };
   if (!attributes.has("token")) return { kind: "no-token", from: last };
   const token = attributes.get("token");
-  // A token that is no plain string: HCL 1 may read a heredoc or an escape we do not.
-  if (token === undefined) return { kind: "unknown", from: last };
+  // A token that is no string: HostCredentialsFromObject gives no credentials.
+  if (token === undefined) return { kind: "no-token", from: last };
   const [only] = from;
   const object =
     from.length === 1 && only?.object !== undefined

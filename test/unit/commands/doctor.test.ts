@@ -343,17 +343,17 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     });
   });
 
-  test("a config that cannot be read: fail with the parser's message", async (t) => {
+  test("a config Terraform cannot parse: fail, ignored entirely, with Terraform's own message", async (t) => {
     const box = healthy(t);
     box.write(box.terraformrc, 'credentials_helper "keychain" {\n');
     const check = configCheck(await doctor(box), box.terraformrc);
     assert.equal(check.status, "fail");
     assert.equal(
       check.title,
-      `CLI config ${box.terraformrc} (Terraform and OpenTofu) cannot be read`,
+      `CLI config ${box.terraformrc} (Terraform and OpenTofu) is ignored entirely: Terraform cannot read it, so nothing in it counts`,
     );
     assert.deepEqual(check.details, [
-      `${box.terraformrc} cannot be read as Terraform reads it: could not read the CLI config file as HCL: "{" is never closed on line 1; fix the file or edit it by hand`,
+      `Terraform says: Error parsing ${box.terraformrc}: At 2:2: object expected closing RBRACE got: EOF`,
     ]);
   });
 
@@ -538,14 +538,28 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     }
   });
 
-  test("a malformed credentials.tfrc.json is reported without its content", async (t) => {
+  test("a credentials.tfrc.json Terraform drops is reported as dropped, without its content", async (t) => {
     const box = healthy(t);
-    box.write(box.credentialsFile, `{"credentials": {"a.example.com": {"token": "${SECRET}"`);
+    box.write(box.credentialsFile, `{"credentials": {"a.example.com": {"token": "${SECRET}" x`);
     const checks = await doctor(box);
-    assert.deepEqual(checkAbout(checks, box.credentialsFile).details, [
-      `${box.credentialsFile} is not valid JSON; fix it or move its tokens by hand`,
+    assert.deepEqual(checkAbout(checks, `ignores ${box.credentialsFile}`).details, [
+      `Terraform says: Error parsing ${box.credentialsFile}: 1:${49 + SECRET.length}: illegal char`,
     ]);
     assert.ok(!JSON.stringify(checks).includes(SECRET));
+  });
+
+  test("a bare word where a token belongs is reported without the word", async (t) => {
+    const box = healthy(t);
+    box.write(
+      box.credentialsFile,
+      `credentials "a.example.com" { token = ${SECRET.replaceAll(/[^a-zA-Z0-9]/g, "")} }`,
+    );
+    const checks = await doctor(box);
+    assert.match(
+      checkAbout(checks, `ignores ${box.credentialsFile}`).details[0] ?? "",
+      /Unknown token: 1:39 IDENT …$/,
+    );
+    assert.ok(!JSON.stringify(checks).includes(SECRET.replaceAll(/[^a-zA-Z0-9]/g, "")));
   });
 
   test("a block whose args name no store (an earlier install's {}): warn with what it costs and the install that fixes it", async (t) => {

@@ -222,9 +222,9 @@ describe("terraformViews: the files in effect", () => {
     assert.equal(withDir.OpenTofu.configDir, DIR);
   });
 
-  test("a file this tool cannot read says so, and gives nothing", () => {
+  test("a file Terraform cannot parse is dropped with its diagnostic, and gives nothing", () => {
     const view = views({ [JSON_FILE]: "{not json" }).Terraform;
-    assert.match(view.files[0]?.error ?? "", /is not valid JSON/);
+    assert.match(view.files[0]?.dropped ?? "", /^Error parsing .*credentials\.tfrc\.json: /);
     assert.deepEqual(view.hosts, []);
   });
 });
