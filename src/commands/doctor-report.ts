@@ -30,7 +30,7 @@ export type HostReport = { readonly host: string; readonly why: string } & (
   | { readonly from: "helper" }
 );
 
-interface HelperReport {
+export interface HelperReport {
   readonly name: string;
   /** `null` when the args are not a plain list of strings. */
   readonly args: readonly string[] | null;
@@ -43,13 +43,19 @@ export interface ToolReport {
   /** The variable that chose the main file, or `null`. */
   readonly override: string | null;
   readonly configDir: string | null;
-  /** The existing files, in merge order; `dropped` says why the tool takes nothing from one. */
+  /**
+   * The existing files, in merge order: `dropped` is the tool's diagnostic for a file it takes
+   * nothing from; `unreadable` says why this helper cannot read a file as the tool does.
+   */
   readonly files: ReadonlyArray<{
     readonly file: string;
     readonly role: "main" | "drop-in";
     readonly syntax: "native" | "json";
     readonly dropped: string | null;
+    readonly unreadable: string | null;
   }>;
+  /** Why the tool panics on these files (every command of it crashes), or `null`. */
+  readonly panic: string | null;
   /** Files the tool would read by default but does not now (a variable chose the main file). */
   readonly unread: readonly string[];
   /** Credentials entries whose label names no host: the tool says so and ignores them. */
@@ -58,6 +64,22 @@ export interface ToolReport {
   readonly helpers: readonly HelperReport[];
   /** The helper the tool runs for a host no variable or file names; `null` for none or unknown. */
   readonly helper: HelperReport | null;
+  /**
+   * How the tool picks it: `none` (no block), `runs` (its plugin found), `missing` (no plugin
+   * of its name: no helper at all), `random` (several labels: one per run, each outcome with
+   * its plugin or `null`).
+   */
+  readonly helperChoice:
+    | { readonly kind: "none" }
+    | { readonly kind: "runs"; readonly helper: HelperReport; readonly plugin: string }
+    | { readonly kind: "missing"; readonly helper: HelperReport }
+    | {
+        readonly kind: "random";
+        readonly outcomes: ReadonlyArray<{
+          readonly helper: HelperReport;
+          readonly plugin: string | null;
+        }>;
+      };
   /** Every host a variable or a file names; any other host goes to `helper`. */
   readonly hosts: readonly HostReport[];
 }
@@ -75,29 +97,50 @@ export function doctorReport(machine: Machine): DoctorReport {
 }
 
 function toolReport(view: TerraformView): ToolReport {
-  const helpers = view.helpers.map(({ name, args, file, line }): HelperReport => ({
+  const helperReport = ({
+    name,
+    args,
+    file,
+    line,
+  }: TerraformView["helpers"][number]): HelperReport => ({
     name,
     args: args ?? null,
     file,
     line,
-  }));
+  });
+  const choice = view.helperChoice;
   return {
     mainFile: view.mainFile,
     override: view.override ?? null,
     configDir: view.configDir ?? null,
-    files: view.files.map(({ file, role, syntax, error }) => ({
+    files: view.files.map(({ file, role, syntax, dropped, error }) => ({
       file,
       role,
       syntax,
-      dropped: error ?? null,
+      dropped: dropped ?? null,
+      unreadable: error ?? null,
     })),
+    panic: view.panic ?? null,
     unread: view.unread,
     ignored: view.files.flatMap(({ entries }) =>
       entries.filter(({ host }) => host === undefined).map(placeOf),
     ),
-    helpers,
-    // Two labels: the tool takes whichever its map yields first, which no one can tell.
-    helper: helpers.length === 1 ? (helpers[0] ?? null) : null,
+    helpers: view.helpers.map(helperReport),
+    helper: choice.kind === "runs" ? helperReport(choice.helper) : null,
+    helperChoice:
+      choice.kind === "none"
+        ? choice
+        : choice.kind === "runs"
+          ? { kind: "runs", helper: helperReport(choice.helper), plugin: choice.plugin }
+          : choice.kind === "missing"
+            ? { kind: "missing", helper: helperReport(choice.helper) }
+            : {
+                kind: "random",
+                outcomes: choice.outcomes.map(({ helper, plugin }) => ({
+                  helper: helperReport(helper),
+                  plugin: plugin ?? null,
+                })),
+              },
     hosts: view.hosts.map((host): HostReport => {
       const sent = sends(host);
       const why = describeSends(sent);

@@ -42,6 +42,8 @@ describe("doctor --json", () => {
       JSON.stringify({ credentials: { "JSON.example.com:443": { token: JSON_TOKEN } } }),
       0o600,
     );
+    const plugin = temp.inHome(".terraform.d", "plugins", "terraform-credentials-keychain");
+    temp.write(plugin, "#!/bin/sh\n", 0o755);
     const io = createFakeIo({
       homedir: temp.home,
       platform: "linux",
@@ -73,12 +75,10 @@ describe("doctor --json", () => {
         [credentials, "drop-in", "json", null],
       ],
     );
-    assert.deepEqual(terraform.helper, {
-      name: "keychain",
-      args: ["--service", "work"],
-      file: rc,
-      line: 1,
-    });
+    const helper = { name: "keychain", args: ["--service", "work"], file: rc, line: 1 };
+    assert.deepEqual(terraform.helper, helper);
+    assert.deepEqual(terraform.helperChoice, { kind: "runs", helper, plugin });
+    assert.equal(terraform.panic, null);
     const hosts = terraform.hosts.map(({ why: _why, ...host }) => host);
     assert.deepEqual(hosts, [
       { host: "var.example.com", from: "variable", variable: "TF_TOKEN_var_example_com" },
