@@ -62,7 +62,10 @@ describe(`the real terraform referees doctor --json (seeds ${describeSeeds(seeds
 
   const failures: Array<{ seed: number; text: string }> = [];
   const timeout = Math.max(10 * 60_000, layouts.length * 3_000);
-  test(`${layouts.length} layouts agree`, { timeout }, async () => {
+  /** What Terraform did across the layouts, to show in one line what the run covered. */
+  const seen = new Map<string, number>();
+  const count = (what: string, n = 1) => seen.set(what, (seen.get(what) ?? 0) + n);
+  test(`${layouts.length} layouts agree`, { timeout }, async (t) => {
     // One fixture per chunk: its certificate names every host, and Go refuses a handshake
     // message over 64 KiB.
     for (let start = 0; start < layouts.length; start += CHUNK) {
@@ -90,6 +93,7 @@ describe(`the real terraform referees doctor --json (seeds ${describeSeeds(seeds
         await Promise.all([server.close(), proxy.close()]);
       }
     }
+    t.diagnostic(`terraform: ${[...seen].map(([what, n]) => `${n} ${what}`).join(", ")}`);
     failures.sort((a, b) => a.seed - b.seed);
     const shown = failures.slice(0, SHOWN);
     assert.equal(
@@ -166,6 +170,13 @@ describe(`the real terraform referees doctor --json (seeds ${describeSeeds(seeds
     });
     const requests = server.requests.slice(from);
     const theirs = terraformVerdict(layout, home, init, requests, log);
+    if (theirs.panic) count("crashes");
+    count("dropped files", theirs.dropped.length);
+    count("invalid labels", theirs.invalid.length);
+    if (theirs.helpers === "several") count("layouts with several helper labels");
+    for (const [sent = ""] of Object.values(theirs.hosts)) {
+      count(`hosts sent ${/^(variable|file|helper|none)/.exec(sent)?.[1] ?? "other"}`);
+    }
     const differences = compare(theirs, ours);
     if (Object.values(theirs.hosts).some(([sent]) => sent?.startsWith("never asked") === true)) {
       differences.push(`terraform init said:\n${(init.stdout + init.stderr).trim().slice(-1500)}`);
