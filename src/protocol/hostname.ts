@@ -17,8 +17,9 @@ export type Hostname = string & { readonly __brand: "Hostname" };
  *
  * Follows terraform-svchost `ForComparison` (golang.org/x/net/idna `Lookup` profile: UTS #46
  * non-transitional mapping, STD3 ASCII rules, hyphen and joiner checks). Where we differ,
- * we are stricter, except that punycode input is accepted (Terraform hands it to us) and
- * the bidi rule is only as strict as Node's: see the comments below.
+ * we are stricter, except that punycode input is accepted (Terraform hands it to us, and a
+ * person may type it on our command line; `hostnameForComparison` refuses it where svchost
+ * does) and the bidi rule is only as strict as Node's: see the comments below.
  *
  * Throws a `CliError` with `ExitCode.Usage` when the input is not a hostname (empty, a URL,
  * a path, userinfo, an IPv6 literal, a bad port, an empty or over-long label, a character

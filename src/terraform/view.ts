@@ -29,6 +29,12 @@ import { hostOfTokenVariable } from "./token-variables.ts";
 //   and still keeps the helper from being asked), then the helper.
 // - `credentials_helper` blocks merge by label like `credentials`; two labels in effect make
 //   the config invalid, and Terraform then takes whichever its map yields first.
+// - It runs that label's plugin, `terraform-credentials-NAME` in its plugin directories
+//   (credentials.go CredentialsSource, plugin/discovery FindPlugins); with none it runs no
+//   helper at all, whatever the other labels (see helperChoice).
+// - Hosts: labels through svchost ForComparison (a lowercase `xn--` label is refused, ports
+//   as strconv.Atoi reads them); TF_TOKEN_ names through ForDisplay (transitional IDNA), then
+//   ForComparison (protocol/hostname.ts, terraform/token-variables.ts).
 
 /** Which tool's view. */
 export type Tool = "Terraform" | "OpenTofu";

@@ -9,11 +9,15 @@
 //   shows that a TF_TOKEN_ variable answered instead.
 // Each case asks the view the same question and compares.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { viewsOf } from "../../src/commands/read-view.ts";
+import { requireBuiltHelper } from "../support/helper-process.ts";
+import { linuxOnly } from "../support/keychain-backends.ts";
+import { startPassSession } from "../support/pass-session.ts";
+import { describeRun, runProgram } from "./support/helper-harness.ts";
 import { normalizeHostname } from "../../src/protocol/hostname.ts";
 import { hostIn, sends, type TerraformView } from "../../src/terraform/view.ts";
 import {
@@ -37,6 +41,8 @@ interface Layout {
 const OURS = 'credentials_helper "keychain" {}\n';
 const OTHER = 'credentials_helper "other" {}\n';
 const PLUGIN = "plugin";
+/** A link to the built helper. */
+const HELPER = "helper";
 const plugins = ".terraform.d/plugins";
 const withOurs = (rc: string): Layout => ({
   files: { ".terraformrc": `${OURS}${rc}`, [`${plugins}/terraform-credentials-keychain`]: PLUGIN },
@@ -69,6 +75,11 @@ describe(
           mkdirSync(target, { recursive: true });
           continue;
         }
+        if (text === HELPER) {
+          mkdirSync(path.dirname(target), { recursive: true });
+          symlinkSync(requireBuiltHelper(), target);
+          continue;
+        }
         mkdirSync(path.dirname(target), { recursive: true });
         const script = `#!/bin/sh\necho "$0 $*" >> '${log}'\n[ "$1" = get ] && echo '{}'\nexit 0\n`;
         writeFileSync(target, text === PLUGIN ? script : text, {
@@ -94,23 +105,27 @@ describe(
       return { home, env, view: views[TOOL], logged };
     };
 
-    /** What `terraform logout HOST` does: "configured", "none" or "helper NAME". */
-    const logout = async (layout: Layout, host: string) => {
-      const built = build(layout);
+    /** What `terraform logout HOST` does in a HOME: "configured", "none" or "helper NAME". */
+    const logoutIn = async (built: ReturnType<typeof build>, host: string) => {
       const result = await runTerraform(terraform, ["logout", "-no-color", host], {
         cwd: built.home,
         env: built.env,
       });
       const output = result.stdout + result.stderr;
       const helper = /from the configured\s+"([^"]*)" credentials helper/.exec(output)?.[1];
-      const outcome = /are manually configured/.test(output)
+      return /are manually configured/.test(output)
         ? "configured"
         : /No credentials for .* are stored/.test(output)
           ? "none"
           : helper !== undefined
             ? `helper ${helper}`
             : `unexpected: ${output}`;
-      return { ...built, outcome };
+    };
+
+    /** `logoutIn` a new HOME laid out as `layout`. */
+    const logout = async (layout: Layout, host: string) => {
+      const built = build(layout);
+      return { ...built, outcome: await logoutIn(built, host) };
     };
 
     /** What the view says `terraform logout HOST` does; several: Terraform picks at random. */
@@ -275,7 +290,6 @@ describe(
         test(name, { timeout: 120_000 }, async () => {
           // A Go map's order is random per run: several runs see both outcomes of two labels.
           const runs = want.length > 1 ? 8 : 1;
-          const seen = new Set<string>();
           for (let i = 0; i < runs; i++) {
             const { outcome, view } = await logout(layout, "a.example.com");
             assert.ok(
@@ -283,7 +297,6 @@ describe(
               `terraform: ${outcome}; this table: ${want.join(" or ")}`,
             );
             assert.deepEqual(new Set(expected(view, "a.example.com")), new Set(want), "the view");
-            seen.add(outcome);
           }
         });
       }
@@ -308,6 +321,59 @@ describe(
           "the view",
         );
       });
+    });
+
+    describe("import moves nothing where terraform would not ask this helper", () => {
+      const elsewhere = linuxOnly("pass with a private GPG home");
+      const PASS_BLOCK = 'credentials_helper "keychain" {\n  args = ["--backend", "pass"]\n}\n';
+      const cases: ReadonlyArray<readonly [string, Layout]> = [
+        [
+          "our block in a drop-in, no executable in the plugin directory",
+          {
+            files: {
+              ".terraformrc": token("a.example.com"),
+              ".terraform.d/keychain.tfrc": PASS_BLOCK,
+            },
+          },
+        ],
+        [
+          "another label in ~/.terraformrc with no plugin, ours in a drop-in with the helper",
+          {
+            files: {
+              ".terraformrc": `${OTHER}${token("a.example.com")}`,
+              ".terraform.d/keychain.tfrc": PASS_BLOCK,
+              [`${plugins}/terraform-credentials-keychain`]: HELPER,
+            },
+          },
+        ],
+      ];
+      for (const [name, layout] of cases) {
+        test(name, { skip: elsewhere, timeout: 120_000 }, async () => {
+          const session = await startPassSession();
+          try {
+            const { GNUPGHOME = "", PASSWORD_STORE_DIR = "" } = session.env;
+            const built = build({ ...layout, env: { GNUPGHOME, PASSWORD_STORE_DIR } });
+            const rc = path.join(built.home, ".terraformrc");
+            const bytes = readFileSync(rc, "utf8");
+            assert.equal(await logoutIn(built, "a.example.com"), "configured");
+            const imported = await runProgram(requireBuiltHelper(), ["import"], {
+              cwd: built.home,
+              env: built.env,
+            });
+            // What terraform does with the host is what it did: import moved nothing.
+            assert.equal(
+              await logoutIn(built, "a.example.com"),
+              "configured",
+              describeRun(imported),
+            );
+            assert.notEqual(imported.exitCode, 0, describeRun(imported));
+            assert.match(imported.stderr, /(?:^|\n)import moves nothing: [^\n]*\n$/);
+            assert.equal(readFileSync(rc, "utf8"), bytes);
+          } finally {
+            await session.close();
+          }
+        });
+      }
     });
   },
 );

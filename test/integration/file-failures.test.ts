@@ -78,6 +78,19 @@ describe("a file the system refuses to change", { skip: ONLY_ON_LINUX }, () => {
       mode: 0o600,
     });
     immutable(file);
+    // Terraform runs the helper here (block and executable), so import does move.
+    writeFileSync(
+      path.join(home, ".terraformrc"),
+      'credentials_helper "keychain" {\n  args = ["--backend", "pass"]\n}\n',
+    );
+    mkdirSync(path.join(home, ".terraform.d", "plugins"));
+    writeFileSync(
+      path.join(home, ".terraform.d", "plugins", "terraform-credentials-keychain"),
+      "",
+      {
+        mode: 0o755,
+      },
+    );
     const helper = helperIn(home, {
       GNUPGHOME: session.env.GNUPGHOME ?? "",
       PASSWORD_STORE_DIR: session.storeDir,

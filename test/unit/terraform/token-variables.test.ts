@@ -18,6 +18,9 @@ describe("tokenVariableName", () => {
     ["REG.Example.COM", "TF_TOKEN_reg_example_com"],
     ["münchen.example", "TF_TOKEN_xn____mnchen__3ya_example"],
     ["café.fr", "TF_TOKEN_xn____caf__dma_fr"],
+    // A deviation character: the name keeps it in punycode, which Terraform's transitional
+    // ForDisplay decodes and does not map again, so the name still comes back to this host.
+    ["straße.de", "TF_TOKEN_xn____strae__oqa_de"],
     // A port keeps its colon: Terraform decodes only underscores (see tokenVariableName).
     ["localhost:8443", "TF_TOKEN_localhost:8443"],
     ["127.0.0.1:8443", "TF_TOKEN_127_0_0_1:8443"],
