@@ -160,8 +160,8 @@ export async function runDoctor(
       status: "fail",
       title:
         kind === "dropped"
-          ? `${tools.join(" and ")} ignores ${file} entirely: it cannot read it, so nothing in it counts`
-          : `${tools.join(" and ")} crashes on every command reading ${file}`,
+          ? `${tools.join(" and ")} ${tools.length > 1 ? "ignore" : "ignores"} ${file} entirely: it cannot be read, so nothing in it counts`
+          : `${tools.join(" and ")} ${tools.length > 1 ? "crash" : "crashes"} on every command reading ${file}`,
       details: [
         kind === "dropped" ? `${tools[0] ?? "Terraform"} says: ${reason}` : `Go panics: ${reason}`,
       ],

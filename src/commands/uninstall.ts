@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Hostname } from "../protocol/hostname.ts";
 import type { CredentialStore } from "../protocol/credential-store.ts";
 import { readCliConfigFile } from "../terraform/view.ts";
-import { removeCredentialsHelper } from "../terraform/cli-config.ts";
+import { mayNameHelper, removeCredentialsHelper } from "../terraform/cli-config.ts";
 import type { Machine } from "../system/io.ts";
 import type { GlobalOptions } from "./options.ts";
 import { readTextIfExists } from "../system/files.ts";
@@ -235,10 +235,10 @@ function namesOurHelper(file: string): boolean {
     const read = readCliConfigFile(file, text);
     // A file Terraform drops (or panics on) may still hold our block, which uninstall removes.
     if (read.error !== undefined || read.dropped !== undefined || read.panic !== undefined) {
-      return /credentials_helper\s+"?keychain"?/.test(text);
+      return mayNameHelper(text, HELPER_BLOCK_NAME);
     }
     return read.helpers.some(({ name }) => name === HELPER_BLOCK_NAME);
   } catch {
-    return /credentials_helper\s+"?keychain"?/.test(text);
+    return mayNameHelper(text, HELPER_BLOCK_NAME);
   }
 }

@@ -1,4 +1,7 @@
 import { CliError, ExitCode } from "../errors.ts";
+import { loadConfigFile } from "./cli-config-file.ts";
+import type { TokenType as HclTokenType } from "./hcl/ast.ts";
+import { Scanner } from "./hcl/scanner.ts";
 
 // Terraform and OpenTofu read the CLI config (`.terraformrc`, `terraform.rc`, `.tofurc`,
 // `*.tfrc` and `*.tfrc.json`) with HCL *1*, not HCL 2 native syntax:
@@ -12,8 +15,10 @@ import { CliError, ExitCode } from "../errors.ts";
 // - Values are decoded by hcl/strconv `Unquote`, which copies `${...}` verbatim and knows no
 //   `$${` escape, so HCL 2's `$${`/`%%{` escaping would reach the helper as literal text.
 // No npm package edits HCL while keeping bytes (`@cdktf/hcl2json` and `hcl2-parser` only
-// convert HCL 2 to JSON), hence this small scanner. It only needs top-level items and their
-// ranges, plus the body of each `credentials_helper` block.
+// convert HCL 2 to JSON), hence this editor. It tokenizes with HCL 1's scanner (hcl/), the
+// one the reader uses, and only needs top-level items and their ranges, plus the body of
+// each `credentials_helper` block. What Terraform makes of a file is the reader's
+// (cli-config-file.ts): install refuses to add a block to a file Terraform drops.
 
 /** A top-level `credentials_helper` block as written in a CLI config file. */
 interface HelperBlock {
@@ -224,6 +229,17 @@ export function addCredentialsHelper(
   args: readonly string[],
   options: AddOptions = {},
 ): AddResult {
+  // cliconfig.go loadConfigFile: a block in a file Terraform drops would never be read.
+  const reading = loadConfigFile(options.file ?? "the CLI config file", text);
+  if (reading.kind === "dropped" || reading.kind === "panic") {
+    const why =
+      reading.kind === "dropped"
+        ? reading.diagnostic
+        : `Terraform panics on it: ${reading.message}`;
+    throw new CliError(
+      `Terraform ignores ${options.file ?? "the CLI config file"} as it stands (${why}), so a credentials_helper block there would never be read; fix the file first`,
+    );
+  }
   const helpers = findCredentialsHelpers(text);
   const eol = lineBreakOf(text);
   const block = renderCredentialsHelper(name, args).replaceAll("\n", eol);
@@ -256,6 +272,15 @@ export function addCredentialsHelper(
     text: result.slice(0, first.start) + block + result.slice(first.end),
     change: "replaced",
   };
+}
+
+/**
+ * Whether the text may hold a `credentials_helper "name"` block, for a file the view cannot
+ * read as Terraform does (or that Terraform drops): a cheap look at the text, never a parse.
+ */
+export function mayNameHelper(text: string, name: string): boolean {
+  const escaped = name.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`credentials_helper\\s+"?${escaped}"?`, "i").test(text);
 }
 
 /**
@@ -608,7 +633,8 @@ function readStringList(text: string, open: Token): string[] | undefined {
 }
 
 // ---------------------------------------------------------------------------------------
-// Lexing, after hcl/scanner/scanner.go
+// Lexing: HCL 1's own scanner (hcl/scanner.ts, hcl/scanner/scanner.go), the one the reader
+// uses, its tokens told apart as far as the editor needs and placed in the text.
 
 type TokenKind = "word" | "string" | "heredoc" | "{" | "}" | "[" | "]" | "," | "=";
 
@@ -618,19 +644,31 @@ interface Token {
   readonly end: number;
 }
 
-const PUNCTUATION: ReadonlySet<string> = new Set(["{", "}", "[", "]", ",", "="]);
-// A word is an identifier, number or keyword. HCL 1 refuses other characters outside strings;
-// we let them into words, which can't hide a block boundary, and check keys separately.
-const WORD = /[^ \t\r\n"#/<{}[\],=]+/y;
-const HEREDOC_ANCHOR = /[\p{L}\p{Nd}_]*/uy;
+const KIND_OF: Readonly<Partial<Record<HclTokenType, TokenKind>>> = {
+  STRING: "string",
+  HEREDOC: "heredoc",
+  LBRACE: "{",
+  RBRACE: "}",
+  LBRACK: "[",
+  RBRACK: "]",
+  COMMA: ",",
+  ASSIGN: "=",
+};
 
 class Lexer {
   readonly #text: string;
-  #at: number;
+  readonly #base: number;
+  readonly #scanner: Scanner;
+  #peeked: Token | undefined | null = null;
 
+  /** Scans `text` from `at`; the first error HCL 1's scanner reports is thrown, with its line. */
   constructor(text: string, at: number) {
     this.#text = text;
-    this.#at = at;
+    this.#base = at;
+    const firstLine = lineOf(text, at);
+    this.#scanner = new Scanner(text.slice(at), (pos, message) => {
+      throw failure(message, firstLine + pos.line - 1);
+    });
   }
 
   source(token: Token): string {
@@ -645,117 +683,37 @@ class Lexer {
   }
 
   fail(at: number, problem: string): CliError {
-    return new CliError(
-      `could not read the CLI config file as HCL: ${problem} on line ${lineOf(this.#text, at)}; fix the file or edit it by hand`,
-    );
+    return failure(problem, lineOf(this.#text, at));
   }
 
   peek(): Token | undefined {
-    const at = this.#at;
-    const token = this.next();
-    this.#at = at;
+    if (this.#peeked === null) this.#peeked = this.#scan();
+    return this.#peeked;
+  }
+
+  /** The next token, skipping comments; `undefined` at the end. */
+  next(): Token | undefined {
+    const token = this.peek();
+    this.#peeked = null;
     return token;
   }
 
-  /** The next token, skipping white space and comments; `undefined` at the end. */
-  next(): Token | undefined {
-    const text = this.#text;
+  #scan(): Token | undefined {
     for (;;) {
-      const start = this.#at;
-      const char = text[start];
-      if (char === undefined) return undefined;
-      if (char === " " || char === "\t" || char === "\r" || char === "\n") {
-        this.#at++;
-      } else if (char === "#" || text.startsWith("//", start)) {
-        const newline = text.indexOf("\n", start);
-        this.#at = newline === -1 ? text.length : newline;
-      } else if (text.startsWith("/*", start)) {
-        // Searching from after "/*" means "/*/" does not close itself, as in HCL 1.
-        const close = text.indexOf("*/", start + 2);
-        if (close === -1) throw this.fail(start, `"/*" comment is never closed`);
-        this.#at = close + 2;
-      } else if (char === "/") {
-        throw this.fail(start, `unexpected "/"`);
-      } else if (char === '"') {
-        this.#at = this.#stringEnd(start);
-        return { kind: "string", start, end: this.#at };
-      } else if (char === "<") {
-        this.#at = this.#heredocEnd(start);
-        return { kind: "heredoc", start, end: this.#at };
-      } else if (PUNCTUATION.has(char)) {
-        this.#at++;
-        return { kind: char as TokenKind, start, end: this.#at };
-      } else {
-        WORD.lastIndex = start;
-        // Every character WORD stops at has a branch above, so it always matches.
-        if (!WORD.test(text)) throw new Error(`no token at offset ${start}`);
-        this.#at = WORD.lastIndex;
-        return { kind: "word", start, end: this.#at };
-      }
+      const token = this.#scanner.scan();
+      if (token.type === "EOF") return undefined;
+      if (token.type === "COMMENT") continue;
+      // Identifiers, numbers, booleans and lone signs are words: none can hide a block's end.
+      const kind = KIND_OF[token.type] ?? "word";
+      return { kind, start: this.#base + token.start, end: this.#base + token.end };
     }
   }
+}
 
-  /** hcl scanString: after `${`, quotes don't end the string until the braces balance. */
-  #stringEnd(start: number): number {
-    const text = this.#text;
-    let braces = 0;
-    let at = start + 1;
-    for (;;) {
-      const char = text[at];
-      if (char === undefined || (char === "\n" && braces === 0)) {
-        throw this.fail(start, "a string is never closed");
-      }
-      if (char === '"' && braces === 0) return at + 1;
-      if (char === "$" && braces === 0 && text[at + 1] === "{") {
-        braces = 1;
-        at += 2;
-        continue;
-      }
-      if (char === "{" && braces > 0) braces++;
-      if (char === "}" && braces > 0) braces--;
-      at = char === "\\" ? this.#escapeEnd(at) : at + 1;
-    }
-  }
-
-  /** hcl scanEscape: the escapes Go knows, with exactly as many digits as they take. */
-  #escapeEnd(backslash: number): number {
-    const escape = readEscape(this.#text, backslash);
-    if (escape === undefined) throw this.fail(backslash, "a string has an invalid escape sequence");
-    return escape.end;
-  }
-
-  /**
-   * hcl scanHeredoc: `<<ID` or `<<-ID`, a line break right after, and the heredoc ends after
-   * the first later line made of optional white space, ID and optional `\r`, which must
-   * itself end in a line break.
-   */
-  #heredocEnd(start: number): number {
-    const text = this.#text;
-    if (text[start + 1] !== "<") throw this.fail(start, `unexpected "<"`);
-    const indented = text[start + 2] === "-";
-    HEREDOC_ANCHOR.lastIndex = start + (indented ? 3 : 2);
-    HEREDOC_ANCHOR.test(text);
-    const anchorEnd = HEREDOC_ANCHOR.lastIndex;
-    const anchor = text.slice(start + (indented ? 3 : 2), anchorEnd);
-    let at = anchorEnd;
-    if (text.startsWith("\r\n", at)) at += 2;
-    else if (text[at] === "\n") at += 1;
-    else throw this.fail(start, "a heredoc marker is not followed by a line break");
-    if (anchor === "") throw this.fail(start, "a heredoc has an empty marker");
-
-    const terminator = new RegExp(`^[\\t\\n\\v\\f\\r ]*${anchor}\\r*$`, "u");
-    for (;;) {
-      const newline = text.indexOf("\n", at);
-      if (newline === -1) throw this.fail(start, `heredoc "${anchor}" is never closed`);
-      const line = text.slice(at, newline);
-      // HCL 1 compares the line's length with the marker *including* the "-" of "<<-", so
-      // for `<<-ID` a line that is exactly "ID", unindented, does not end the heredoc.
-      if (terminator.test(line) && (!indented || line.length > anchor.length)) {
-        return newline + 1;
-      }
-      at = newline + 1;
-    }
-  }
+function failure(problem: string, line: number): CliError {
+  return new CliError(
+    `could not read the CLI config file as HCL: ${problem} on line ${line}; fix the file or edit it by hand`,
+  );
 }
 
 function lineOf(text: string, position: number): number {

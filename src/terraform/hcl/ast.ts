@@ -47,6 +47,9 @@ export interface Token {
   readonly json: boolean;
   /** The line in the file, kept for this tool's messages even where Go's Pos is zero. */
   readonly line: number;
+  /** Where the token starts and ends in the scanned text, in UTF-16 code units (the editor's). */
+  readonly start: number;
+  readonly end: number;
 }
 
 /** An error HCL 1 returns (a parse or decode error): Terraform drops the file. */

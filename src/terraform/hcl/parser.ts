@@ -47,7 +47,15 @@ export function parse(text: string): ObjectList {
 /** hcl/parser Parser. */
 class NativeParser {
   private readonly sc: Scanner;
-  private tok: Token = { type: "ILLEGAL", pos: NO_POS, text: "", json: false, line: 0 };
+  private tok: Token = {
+    type: "ILLEGAL",
+    pos: NO_POS,
+    text: "",
+    json: false,
+    line: 0,
+    start: 0,
+    end: 0,
+  };
   private n = 0;
   private scanError: string | undefined;
 
@@ -436,7 +444,7 @@ class JsonParser {
 
 /** json/token HCLToken: the position is dropped (Go's zero Pos); null is an empty STRING. */
 function hclToken(tok: JsonToken): Token {
-  const base = { pos: NO_POS, json: false, line: tok.pos.line };
+  const base = { pos: NO_POS, json: false, line: tok.pos.line, start: 0, end: 0 };
   switch (tok.type) {
     case "BOOL":
     case "FLOAT":

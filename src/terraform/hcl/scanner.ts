@@ -34,6 +34,8 @@ interface SrcPos {
 /** What both scanners share: reading runes with Go's position bookkeeping. */
 class RuneReader {
   protected readonly runes: number[];
+  /** Each rune's offset in the text in UTF-16 code units, and the text's length last. */
+  private readonly offsets: number[];
   protected idx = 0;
   protected srcPos: SrcPos = { line: 1, column: 0 };
   protected prevPos: SrcPos = { line: 1, column: 0 };
@@ -46,7 +48,10 @@ class RuneReader {
 
   constructor(text: string, onError: (pos: Pos, message: string) => void) {
     // A lone surrogate (no UTF-8 can carry one) stands for a byte Go finds invalid.
-    this.runes = Array.from(text).map((char) => (/\p{Cs}/u.test(char) ? -1 : ch(char)));
+    const chars = Array.from(text);
+    this.runes = chars.map((char) => (/\p{Cs}/u.test(char) ? -1 : ch(char)));
+    this.offsets = [0];
+    for (const char of chars) this.offsets.push((this.offsets.at(-1) ?? 0) + char.length);
     this.onError = onError;
   }
 
@@ -118,8 +123,9 @@ class RuneReader {
     const text = String.fromCodePoint(
       ...this.runes.slice(this.tokStart, this.idx).map((rune) => (rune === -1 ? RUNE_ERROR : rune)),
     );
+    const [start, end] = [this.offsets[this.tokStart] ?? 0, this.offsets[this.idx] ?? 0];
     this.tokStart = this.idx;
-    return { type, pos: { ...this.tokPos }, text, json, line: this.tokPos.line };
+    return { type, pos: { ...this.tokPos }, text, json, line: this.tokPos.line, start, end };
   }
 
   protected text(from: number, to: number): string {

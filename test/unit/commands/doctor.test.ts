@@ -542,10 +542,41 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     const box = healthy(t);
     box.write(box.credentialsFile, `{"credentials": {"a.example.com": {"token": "${SECRET}" x`);
     const checks = await doctor(box);
-    assert.deepEqual(checkAbout(checks, `ignores ${box.credentialsFile}`).details, [
+    assert.deepEqual(checkAbout(checks, `ignore ${box.credentialsFile}`).details, [
       `Terraform says: Error parsing ${box.credentialsFile}: 1:${49 + SECRET.length}: illegal char`,
     ]);
     assert.ok(!JSON.stringify(checks).includes(SECRET));
+  });
+
+  test("a quoted boolean makes Terraform drop ~/.terraformrc: its block is not in place and its tokens shadow nothing (issue 42, cause 1)", async (t) => {
+    const box = healthy(t);
+    box.write(
+      box.terraformrc,
+      `disable_checkpoint = "true"\n${BLOCK}credentials "a.example.com" { token = "x" }\n`,
+    );
+    const checks = await doctor(box);
+    const check = configCheck(checks, box.terraformrc);
+    assert.equal(check.status, "fail");
+    assert.deepEqual(check.details, [
+      `Terraform says: Error parsing ${box.terraformrc}: At 1:22: root.disable_checkpoint: unknown type *ast.LiteralType`,
+    ]);
+    assert.equal(
+      shadowCheck(checks).title,
+      "no host is shadowed by TF_TOKEN_* variables or plaintext credentials",
+    );
+  });
+
+  test("a credentials block with two labels makes Terraform crash on every command: doctor says so (issue 42, cause 3)", async (t) => {
+    const box = healthy(t);
+    box.write(box.credentialsFile, 'credentials "a.example.com" "b" {}\n');
+    const check = checkAbout(
+      await doctor(box),
+      `crash on every command reading ${box.credentialsFile}`,
+    );
+    assert.equal(check.status, "fail");
+    assert.deepEqual(check.details, [
+      `Go panics: ${box.credentialsFile}:1: can't convert []map[string]interface {} to cty.Value`,
+    ]);
   });
 
   test("a bare word where a token belongs is reported without the word", async (t) => {
@@ -556,7 +587,7 @@ describe("runDoctor", { skip: process.platform === "win32" && "runs a shell scri
     );
     const checks = await doctor(box);
     assert.match(
-      checkAbout(checks, `ignores ${box.credentialsFile}`).details[0] ?? "",
+      checkAbout(checks, `ignore ${box.credentialsFile}`).details[0] ?? "",
       /Unknown token: 1:39 IDENT …$/,
     );
     assert.ok(!JSON.stringify(checks).includes(SECRET.replaceAll(/[^a-zA-Z0-9]/g, "")));

@@ -264,7 +264,7 @@ describe("findCredentialsHelpers", () => {
   it("says on which line the problem starts", () =>
     assertCliError(
       () => findCredentialsHelpers('a = 1\n\nb = "oops\n'),
-      /a string is never closed on line 3;/,
+      /literal not terminated on line 3;/,
     ));
 
   for (const [behaviour, text] of Object.entries({
@@ -526,10 +526,19 @@ describe("addCredentialsHelper", () => {
       change: "unchanged",
     }));
 
-  it("refuses text it cannot read, even with force", () =>
+  it("refuses text Terraform cannot read, even with force, with Terraform's reason", () =>
     assertCliError(
       () => addCredentialsHelper('x = "abc\n', "keychain", args, { force: true }),
-      /^could not read the CLI config file as HCL: /,
+      /^Terraform ignores the CLI config file as it stands \(Error parsing the CLI config file: At 1:9: literal not terminated\)/,
+    ));
+
+  it("refuses a file Terraform drops on decoding: a block there would never be read (issue 42, cause 1)", () =>
+    assertCliError(
+      () =>
+        addCredentialsHelper('disable_checkpoint = "true"\n', "keychain", args, {
+          file: "/h/.terraformrc",
+        }),
+      /^Terraform ignores \/h\/\.terraformrc as it stands \(Error parsing \/h\/\.terraformrc: At 1:22: root\.disable_checkpoint: unknown type \*ast\.LiteralType\)/,
     ));
 
   it("refuses a JSON config", () =>

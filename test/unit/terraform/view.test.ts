@@ -255,3 +255,91 @@ describe("shadowsOf: one account of what shadows the helper", () => {
     );
   });
 });
+
+// Issue 42, causes 1-3: what a file contributes is what cliconfig.go loadConfigFile decodes
+// with HCL 1, and nothing at all when it cannot (each case judged by the real terraform in
+// test/e2e/terraform-reading.test.ts).
+describe("terraformViews: a file contributes what Terraform decodes from it", () => {
+  const keychain = (files: Record<string, string>) =>
+    helperInEffect(views(files), "keychain")?.args;
+  const OURS = 'credentials_helper "keychain" {\n  args = ["--backend", "pass"]\n}\n';
+  const TOKEN = block("a.example.com", 'token = "file"');
+
+  // Cause 1: a file Terraform drops gives neither its helper block nor its credentials.
+  for (const [name, broken] of [
+    ['a quoted boolean (disable_checkpoint = "true")', 'disable_checkpoint = "true"\n'],
+    ["a bare word as a value (x = yes)", "x = yes\n"],
+    ["a NUL in a comment", "# a \0 b\n"],
+    ["U+E123 in a comment", "# a \ue123 b\n"],
+    ["a string where a credentials object belongs", 'credentials = { "b.example.com" = "x" }\n'],
+  ] as const) {
+    test(`${name}: Terraform drops the whole file, helper block and credentials included`, () => {
+      const files = { [RC]: broken + OURS + TOKEN };
+      assert.equal(keychain(files), undefined);
+      assert.equal(sent(files, "a.example.com"), "helper");
+      assert.match(views(files).Terraform.files[0]?.dropped ?? "", /^Error parsing /);
+    });
+  }
+
+  test('"\\/" in a JSON file: HCL\'s JSON scanner has no such escape, so the file is dropped', () => {
+    const files = {
+      [RC]: OURS,
+      [JSON_FILE]: '{"credentials": {"a.example.com": {"token": "a\\/b"}}}',
+    };
+    assert.equal(sent(files, "a.example.com"), "helper");
+    assert.match(views(files).Terraform.files[1]?.dropped ?? "", /illegal char escape$/);
+  });
+
+  // Cause 2: JSON syntax is read by HCL's rules.
+  test("a JSON list of objects is read as blocks: the helper keychain with its args", () => {
+    const files = {
+      [`${DIR}/helper.tfrc.json`]: JSON.stringify({
+        credentials_helper: [{ keychain: { args: ["--backend", "pass"] } }],
+      }),
+    };
+    assert.deepEqual(keychain(files), ["--backend", "pass"]);
+  });
+
+  test("keys match in any case, in JSON and native syntax (strings.EqualFold)", () => {
+    const jsonFiles = {
+      [`${DIR}/helper.tfrc.json`]: JSON.stringify({
+        CREDENTIALS_HELPER: { keychain: { Args: ["--service", "x"] } },
+        Credentials: { "a.example.com": { token: "json" } },
+      }),
+    };
+    assert.deepEqual(keychain(jsonFiles), ["--service", "x"]);
+    assert.equal(sent(jsonFiles, "a.example.com"), "json");
+    const native = {
+      [RC]: 'Credentials "a.example.com" { token = "n" }\nCREDENTIALS_HELPER "keychain" { ARGS = ["a"] }\n',
+    };
+    assert.equal(sent(native, "a.example.com"), "n");
+    assert.deepEqual(keychain(native), ["a"]);
+  });
+
+  // Cause 3: every HCL form of credentials decodes like a block; two labels or a nested block panic.
+  test("credentials = { ... } and an unlabelled credentials { ... } give their hosts' tokens", () => {
+    assert.equal(
+      sent({ [RC]: 'credentials = { "a.example.com" = { token = "t" } }\n' }, "a.example.com"),
+      "t",
+    );
+    assert.equal(
+      sent({ [RC]: 'credentials { "a.example.com" { token = "u" } }\n' }, "a.example.com"),
+      "u",
+    );
+  });
+
+  test("a credentials block with two labels, or a nested block, makes Terraform panic", () => {
+    for (const text of [
+      'credentials "a.example.com" "b" {}\n',
+      'credentials "a.example.com" {\n  x {}\n}\n',
+    ]) {
+      assert.match(
+        views({ [RC]: text }).Terraform.panic ?? "",
+        /can't convert \[\]map\[string\]interface \{\} to cty\.Value/,
+      );
+    }
+    // Under a label svchost refuses, credentialsSource skips the object before converting it.
+    assert.equal(views({ [RC]: 'credentials "not a host" "b" {}\n' }).Terraform.panic, undefined);
+    assert.equal(views({ [RC]: TOKEN }).Terraform.panic, undefined);
+  });
+});
