@@ -69,6 +69,8 @@ const BREAKAGES = [
   "two-labels",
   "nested-block",
   "unclosed",
+  "string-args",
+  "number-in-args",
 ] as const;
 type Breakage = (typeof BREAKAGES)[number];
 
@@ -272,6 +274,12 @@ function nativeFile(
     case "json-slash-escape":
       parts.push('plugin_cache_dir = "a\\/b"\n');
       break;
+    case "string-args":
+      parts.push('credentials_helper "keychain" {\n  args = "--service"\n}\n');
+      break;
+    case "number-in-args":
+      parts.push('credentials_helper "keychain" {\n  args = ["--service", 7]\n}\n');
+      break;
     case undefined:
       break;
   }
@@ -315,6 +323,15 @@ function jsonFile(
       break;
     case "json-slash-escape":
       text = text.replace(/^\{/, '{"plugin_cache_dir": "a\\/b",');
+      break;
+    case "string-args":
+      text = text.replace(/^\{/, '{"credentials_helper": {"keychain": {"args": "--service"}},');
+      break;
+    case "number-in-args":
+      text = text.replace(
+        /^\{/,
+        '{"credentials_helper": {"keychain": {"args": ["--service", 7]}},',
+      );
       break;
     case "string-credentials":
       text = text.replace(/^\{/, '{"credentials": {"broken.example": "x"},');
