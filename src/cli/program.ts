@@ -296,8 +296,18 @@ function buildProgram(io: Io, context: CommandContext, verbs: VerbHandlers): Com
       "check the keychain, the installation, the CLI config and each stored token with its host, and say how to fix what is wrong",
     )
     .option("--offline", "do not check the stored tokens with their hosts (no network access)")
+    .option("--json", "print what Terraform and OpenTofu read, and each host's source, as JSON")
     .addHelpText("after", STORE_RULE)
-    .action(async (flags: { offline?: boolean }, command: Command) => {
+    .action(async (flags: { offline?: boolean; json?: boolean }, command: Command) => {
+      if (flags.json === true) {
+        // Only the view, read off the files and variables: no store, no network, no note.
+        const [{ doctorReport }, { renderDoctorJson }] = await Promise.all([
+          import("../commands/doctor-report.ts"),
+          import("./render.ts"),
+        ]);
+        renderDoctorJson(io, doctorReport(io));
+        return;
+      }
       // doctor's whole report is on stdout: so is the block it follows.
       const options = await follow(givenOptions(command), say(io));
       const [{ runDoctor }, { helperArgs }, { renderDoctor }] = await Promise.all([
@@ -445,4 +455,3 @@ function givenOptions(command: Command): Partial<GlobalOptions> {
     ...(timeout === undefined ? {} : { timeout }),
   };
 }
-

@@ -1,6 +1,7 @@
 import { CliError } from "../errors.ts";
 import { printable } from "../system/quote.ts";
 import type { Check } from "../commands/doctor.ts";
+import type { DoctorReport } from "../commands/doctor-report.ts";
 import type { AppliedStep } from "../commands/cli-config-edits.ts";
 import { argsWithout, commandLine, helperArgs, withVariable } from "../commands/command-line.ts";
 import { fixWith, renderFix } from "../fixes.ts";
@@ -267,6 +268,11 @@ export function renderDoctor(io: Io, checks: readonly Check[]): void {
   }
   const failed = checks.filter((check) => check.status === "fail").length;
   if (failed > 0) throw new CliError(`doctor: ${failed} check${failed === 1 ? "" : "s"} failed`);
+}
+
+/** `doctor --json`: the report as one JSON document, and nothing else, on stdout. */
+export function renderDoctorJson(io: Io, report: DoctorReport): void {
+  sayer(io)(JSON.stringify(report, null, 2));
 }
 
 function sayer(io: Io) {
