@@ -46,8 +46,11 @@ interface SrcPos {
   column: number;
 }
 
-/** What both scanners share: reading runes with Go's position bookkeeping. */
-class RuneReader {
+/**
+ * What both scanners share: reading runes with Go's position bookkeeping, and the parts of
+ * numbers and escapes that hcl/scanner and json/scanner scan alike.
+ */
+abstract class RuneReader {
   private readonly source: string;
   protected readonly runes: readonly number[];
   /** Each rune's offset in the text in UTF-16 code units, and the text's length last. */
@@ -158,11 +161,55 @@ class RuneReader {
   protected text(from: number, to: number): string {
     return this.source.slice(this.offsets[from] ?? 0, this.offsets[to] ?? 0);
   }
+  /** The next rune, as the scanner's own `next` reads it (native or JSON). */
+  protected abstract next(): number;
+
+  /** `n` digits of `base` in an escape, as the scanner's own `scanDigits` reads them. */
+  protected abstract scanDigits(c: number, base: number, n: number): number;
+
+  /** hcl/scanner and json/scanner scanMantissa. */
+  protected scanMantissa(c: number): number {
+    let scanned = false;
+    while (isDecimal(c)) {
+      c = this.next();
+      scanned = true;
+    }
+    if (scanned && c !== EOF) this.unread();
+    return c;
+  }
+
+  /** hcl/scanner and json/scanner scanFraction. */
+  protected scanFraction(c: number): number {
+    if (c === ch(".")) c = this.scanMantissa(this.peek());
+    return c;
+  }
+
+  /** hcl/scanner and json/scanner scanExponent. */
+  protected scanExponent(c: number): number {
+    if (c === ch("e") || c === ch("E")) {
+      c = this.next();
+      if (c === ch("-") || c === ch("+")) c = this.next();
+      c = this.scanMantissa(c);
+    }
+    return c;
+  }
+
+  /** hcl/scanner and json/scanner scanEscape (neither knows JSON's own `\/`). */
+  protected scanEscape(): number {
+    let c = this.next();
+    if ('abfnrtv\\"'.includes(String.fromCodePoint(c)) && c !== EOF) return c;
+    if (c >= ch("0") && c <= ch("7")) c = this.scanDigits(c, 8, 3);
+    else if (c === ch("x")) c = this.scanDigits(this.next(), 16, 2);
+    else if (c === ch("u")) c = this.scanDigits(this.next(), 16, 4);
+    else if (c === ch("U")) c = this.scanDigits(this.next(), 16, 8);
+    else this.err("illegal char escape");
+    return c;
+  }
 }
 
 /** hcl/scanner Scanner: the native syntax. */
 export class Scanner extends RuneReader {
-  private next(): number {
+  protected next(): number {
     return this.nextRune(true);
   }
 
@@ -308,30 +355,6 @@ export class Scanner extends RuneReader {
     return "NUMBER";
   }
 
-  private scanMantissa(c: number): number {
-    let scanned = false;
-    while (isDecimal(c)) {
-      c = this.next();
-      scanned = true;
-    }
-    if (scanned && c !== EOF) this.unread();
-    return c;
-  }
-
-  private scanFraction(c: number): number {
-    if (c === ch(".")) c = this.scanMantissa(this.peek());
-    return c;
-  }
-
-  private scanExponent(c: number): number {
-    if (c === ch("e") || c === ch("E")) {
-      c = this.next();
-      if (c === ch("-") || c === ch("+")) c = this.next();
-      c = this.scanMantissa(c);
-    }
-    return c;
-  }
-
   private scanHeredoc(): void {
     if (this.next() !== ch("<")) {
       this.err("heredoc expected second '<', didn't see it");
@@ -396,18 +419,7 @@ export class Scanner extends RuneReader {
     }
   }
 
-  private scanEscape(): number {
-    let c = this.next();
-    if ('abfnrtv\\"'.includes(String.fromCodePoint(c)) && c !== EOF) return c;
-    if (c >= ch("0") && c <= ch("7")) c = this.scanDigits(c, 8, 3);
-    else if (c === ch("x")) c = this.scanDigits(this.next(), 16, 2);
-    else if (c === ch("u")) c = this.scanDigits(this.next(), 16, 4);
-    else if (c === ch("U")) c = this.scanDigits(this.next(), 16, 8);
-    else this.err("illegal char escape");
-    return c;
-  }
-
-  private scanDigits(c: number, base: number, n: number): number {
+  protected scanDigits(c: number, base: number, n: number): number {
     const start = n;
     while (n > 0 && digitVal(c) < base) {
       c = this.next();
@@ -439,7 +451,7 @@ export interface JsonToken {
 
 /** json/scanner Scanner. */
 export class JsonScanner extends RuneReader {
-  private next(): number {
+  protected next(): number {
     return this.nextRune(false);
   }
 
@@ -522,30 +534,6 @@ export class JsonScanner extends RuneReader {
     return "NUMBER";
   }
 
-  private scanMantissa(c: number): number {
-    let scanned = false;
-    while (isDecimal(c)) {
-      c = this.next();
-      scanned = true;
-    }
-    if (scanned && c !== EOF) this.unread();
-    return c;
-  }
-
-  private scanFraction(c: number): number {
-    if (c === ch(".")) c = this.scanMantissa(this.peek());
-    return c;
-  }
-
-  private scanExponent(c: number): number {
-    if (c === ch("e") || c === ch("E")) {
-      c = this.next();
-      if (c === ch("-") || c === ch("+")) c = this.next();
-      c = this.scanMantissa(c);
-    }
-    return c;
-  }
-
   private scanString(): void {
     let braces = 0;
     for (;;) {
@@ -567,19 +555,8 @@ export class JsonScanner extends RuneReader {
     }
   }
 
-  private scanEscape(): number {
-    let c = this.next();
-    if ('abfnrtv\\"'.includes(String.fromCodePoint(c)) && c !== EOF) return c;
-    if (c >= ch("0") && c <= ch("7")) c = this.scanDigits(c, 8, 3);
-    else if (c === ch("x")) c = this.scanDigits(this.next(), 16, 2);
-    else if (c === ch("u")) c = this.scanDigits(this.next(), 16, 4);
-    else if (c === ch("U")) c = this.scanDigits(this.next(), 16, 8);
-    else this.err("illegal char escape");
-    return c;
-  }
-
   /** json/scanner scanDigits: unlike the native one, always puts the last rune back. */
-  private scanDigits(c: number, base: number, n: number): number {
+  protected scanDigits(c: number, base: number, n: number): number {
     while (n > 0 && digitVal(c) < base) {
       c = this.next();
       n--;
