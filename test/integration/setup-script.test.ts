@@ -104,16 +104,22 @@ test(
 );
 
 test(
-  "setup with no options over a pass block: the hint is setup -- --force, and it works",
+  "setup with no options over a pass block keeps pass (an upgrade); another store takes its name and --force",
   LINUX_ONLY,
   (t) => {
     const block = 'credentials_helper "keychain" {\n  args = ["--backend", "pass"]\n}\n';
     const { terraformrc, sh } = sandbox(t, block);
-    const refused = sh("npm run setup");
+    const again = sh("npm run setup");
+    assert.equal(again.status, 0, again.stderr);
+    const pass =
+      'credentials_helper "keychain" {\n  args = ["--backend", "pass", "--service", "terraform-credentials"]\n}\n';
+    assert.equal(readFileSync(terraformrc, "utf8"), pass);
+
+    const refused = sh("npm run setup -- --backend keychain");
     assert.equal(refused.status, 1, refused.stderr);
     const hint = hintOf(refused.stderr);
-    assert.equal(hint, "npm run setup -- --force");
-    assert.equal(readFileSync(terraformrc, "utf8"), block);
+    assert.equal(hint, "npm run setup -- --backend keychain --force");
+    assert.equal(readFileSync(terraformrc, "utf8"), pass);
 
     const replaced = sh(hint);
     assert.equal(replaced.status, 0, replaced.stderr);
