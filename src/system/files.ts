@@ -61,16 +61,6 @@ function strictUtf8(bytes: Uint8Array, file: string): string {
   }
 }
 
-/** The file's permission bits, or `undefined` when it does not exist. */
-export function modeIfExists(file: string): number | undefined {
-  try {
-    return statSync(file).mode & 0o7777;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
 /** A new file's content, written and flushed beside its target, not yet in its place. */
 interface StagedFile {
   readonly target: string;

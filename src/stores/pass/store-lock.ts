@@ -96,7 +96,7 @@ export async function withStoreLock<T>(
  * store must agree: a store that `pass git init` turns into a repository while a lock is
  * held is the one moment two could miss each other.
  */
-export function lockPath(storeDir: string): string {
+function lockPath(storeDir: string): string {
   let gitDir = false;
   try {
     gitDir = statSync(path.join(storeDir, ".git")).isDirectory();

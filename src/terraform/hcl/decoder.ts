@@ -61,7 +61,7 @@ const INTERFACE: GoType = { kind: "interface" };
 const STRING_MAP_OF_INTERFACE: GoType = { kind: "map", stringKeys: true, elem: INTERFACE };
 
 /** The zero value of a type: Go's nil map, slice, pointer and interface are `null`. */
-export function zeroOf(type: GoType): unknown {
+function zeroOf(type: GoType): unknown {
   switch (type.kind) {
     case "bool":
       return false;
