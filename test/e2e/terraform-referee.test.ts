@@ -29,6 +29,7 @@ import { startConnectProxy } from "./support/connect-proxy.ts";
 import { newToken, startFixtureServer, type FixtureServer } from "./support/fixture-server.ts";
 import { runProgram } from "./support/helper-harness.ts";
 import { helperToken, refereeLayout, type RefereeLayout } from "./support/referee-layouts.ts";
+import { layoutEnv } from "./support/view-layouts.ts";
 import { findTerraform, runTerraform, skipWithoutTerraform } from "./support/terraform.ts";
 
 const terraform = await findTerraform();
@@ -116,25 +117,9 @@ describe(`the real terraform referees doctor --json (seeds ${describeSeeds(seeds
     const home = path.join(root, `r${layout.seed}`);
     const log = path.join(home, "helper-calls.log");
     build(home, layout, log);
-    const env: Record<string, string> = {
+    const env = {
       PATH: "/usr/bin:/bin",
-      HOME: home,
-      XDG_CONFIG_HOME: path.join(home, ".config"),
-      XDG_CACHE_HOME: path.join(home, ".cache"),
-      XDG_DATA_HOME: path.join(home, ".local", "share"),
-      XDG_DATA_DIRS: path.join(home, ".local", "share"),
-      TMPDIR: tmpdir(),
-      TF_IN_AUTOMATION: "1",
-      CHECKPOINT_DISABLE: "1",
-      HTTPS_PROXY: proxyUrl,
-      HTTP_PROXY: proxyUrl,
-      SSL_CERT_FILE: server.caFile,
-      ...Object.fromEntries(
-        Object.entries(layout.env).map(([name, value]) => [
-          name,
-          value.replace(/^~\//, `${home}/`),
-        ]),
-      ),
+      ...layoutEnv(home, proxyUrl, server.caFile, layout.env),
     };
     const doctor = await runProgram(helper, ["doctor", "--json"], {
       env,

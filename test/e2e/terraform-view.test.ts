@@ -36,7 +36,7 @@ import { newToken, startFixtureServer } from "./support/fixture-server.ts";
 import { describeRun, regularFiles, runProgram } from "./support/helper-harness.ts";
 import { findTerraform, runTerraform, skipWithoutTerraform } from "./support/terraform.ts";
 import type { TerraformResult } from "./support/terraform.ts";
-import { generateLayouts, type Layout } from "./support/view-layouts.ts";
+import { generateLayouts, layoutEnv, type Layout } from "./support/view-layouts.ts";
 import { TEST_PATIENCE_MS } from "../support/timing.ts";
 
 const SEED = 35;
@@ -82,25 +82,9 @@ describe(
       test(layout.name, { timeout: TEST_PATIENCE_MS }, async () => {
         const home = path.join(root, layout.name.replace(/\W+/g, "-"));
         build(home, layout);
-        const env: Record<string, string> = {
+        const env = {
           ...session.env,
-          HOME: home,
-          XDG_CONFIG_HOME: path.join(home, ".config"),
-          XDG_CACHE_HOME: path.join(home, ".cache"),
-          XDG_DATA_HOME: path.join(home, ".local", "share"),
-          XDG_DATA_DIRS: path.join(home, ".local", "share"),
-          TMPDIR: tmpdir(),
-          TF_IN_AUTOMATION: "1",
-          CHECKPOINT_DISABLE: "1",
-          HTTPS_PROXY: proxy.url,
-          HTTP_PROXY: proxy.url,
-          SSL_CERT_FILE: server.caFile,
-          ...Object.fromEntries(
-            Object.entries(layout.env).map(([name, value]) => [
-              name,
-              value.replace(/^~\//, `${home}/`),
-            ]),
-          ),
+          ...layoutEnv(home, proxy.url, server.caFile, layout.env),
         };
         const run = (args: readonly string[]) => runProgram(helper, args, { env, cwd: home });
         for (const [service, tokens] of Object.entries(layout.stored)) {

@@ -8,6 +8,8 @@
 // ports, punycode, IDNA mappings). Each layout has its own hosts (`h0.r17.test`), so layouts
 // can run side by side against one fixture server.
 
+import { random } from "./view-layouts.ts";
+
 /** A file of a layout, by its path relative to HOME. */
 export interface RefereeFile {
   readonly path: string;
@@ -30,18 +32,6 @@ export interface RefereeLayout {
   readonly plugins: ReadonlyArray<{ readonly name: string; readonly dir: string }>;
   /** Every token of the layout and where it was put. */
   readonly tokens: ReadonlyArray<{ readonly token: string; readonly place: TokenPlace }>;
-}
-
-/** mulberry32: a small PRNG, so that a seed gives the same layout everywhere. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The token a recording helper named `name` answers with in the layout of `seed`. */

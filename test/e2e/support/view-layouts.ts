@@ -2,6 +2,9 @@
 // fixed seed, for the suite that asks the real `terraform` which token it sends. Each layout
 // has its own hosts (`h0.l07.test`), so that layouts can run side by side against one fixture.
 
+import { tmpdir } from "node:os";
+import path from "node:path";
+
 /** A file of a layout, by its path relative to HOME. */
 export interface LayoutFile {
   readonly path: string;
@@ -43,7 +46,7 @@ export const FAMILIES = [
 type Family = (typeof FAMILIES)[number];
 
 /** mulberry32: a small PRNG, so that a seed gives the same layouts everywhere. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -270,4 +273,33 @@ function layout(family: Family, index: number, next: () => number): Layout {
     }
   }
   return { name: `${id} ${family}`, family, hosts, files, env, stored, tokens };
+}
+
+/**
+ * The environment terraform and the helper run with for a layout built in `home`: XDG and
+ * temp directories under it or the machine's, no checkpoint, the fixture's CA, its proxy,
+ * and the layout's own variables (`~/` in a value is `home`).
+ */
+export function layoutEnv(
+  home: string,
+  proxyUrl: string,
+  caFile: string,
+  variables: Readonly<Record<string, string>>,
+): Record<string, string> {
+  return {
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_CACHE_HOME: path.join(home, ".cache"),
+    XDG_DATA_HOME: path.join(home, ".local", "share"),
+    XDG_DATA_DIRS: path.join(home, ".local", "share"),
+    TMPDIR: tmpdir(),
+    TF_IN_AUTOMATION: "1",
+    CHECKPOINT_DISABLE: "1",
+    HTTPS_PROXY: proxyUrl,
+    HTTP_PROXY: proxyUrl,
+    SSL_CERT_FILE: caFile,
+    ...Object.fromEntries(
+      Object.entries(variables).map(([name, value]) => [name, value.replace(/^~\//, `${home}/`)]),
+    ),
+  };
 }
